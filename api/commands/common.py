@@ -1,0 +1,58 @@
+"""What every CLI command shares: settings from options, JSON output, error handling."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from indexer.errors import OverstoryError
+from indexer.settings import Settings, load_settings
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def store_option(fn: F) -> F:
+    """``--store DIR``: the index folder (default: setting ``store``, ``./.overstory``)."""
+    return click.option(
+        "--store",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Folder holding the index (env OVERSTORY_STORE; default ./.overstory).",
+    )(fn)
+
+
+def json_option(fn: F) -> F:
+    """``--json``: print one JSON document instead of text."""
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(fn)
+
+
+def settings_from(store: Path | None, **overrides: Any) -> Settings:
+    """Settings from the environment and TOML file, with the command's options on top."""
+    return load_settings(store=store, **overrides)
+
+
+def emit_json(data: Any) -> None:
+    """Print a JSON document on stdout."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def handle_errors(fn: F) -> F:
+    """Turn library errors into a one-line message (or JSON error body) and exit code 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except OverstoryError as exc:
+            if kwargs.get("as_json"):
+                emit_json(exc.to_body())
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,32 @@
+"""``overstory doctor``: check that SQLite and the vector store agree."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from indexer.index import Index
+
+
+@click.command()
+@click.option("--repair", is_flag=True, help="Delete orphan vectors and re-embed missing ones.")
+@store_option
+@json_option
+@handle_errors
+def doctor(repair: bool, store: Path | None, as_json: bool) -> None:
+    """Check the index: every served node has its vector and no vector is orphaned."""
+    result = Index(settings_from(store)).check(repair=repair)
+    if as_json:
+        emit_json(result)
+    else:
+        state = "consistent" if result["consistent"] else "INCONSISTENT"
+        click.echo(
+            f"{state}: {result['vectors_expected']} vectors expected, "
+            f"{result['vectors_stored']} stored, {result['n_missing']} missing, "
+            f"{result['n_orphans']} orphaned"
+        )
+    if not result["consistent"] and not repair:
+        sys.exit(1)

@@ -1,0 +1,68 @@
+"""``overstory docs``, ``overstory tree DOC``, ``overstory rm DOC``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from indexer.index import Index
+
+
+@click.command()
+@store_option
+@json_option
+@handle_errors
+def docs(store: Path | None, as_json: bool) -> None:
+    """List the indexed documents."""
+    rows = Index(settings_from(store)).documents()
+    if as_json:
+        emit_json({"documents": rows})
+        return
+    for r in rows:
+        click.echo(
+            f"{r['doc_id']}  rev {r['revision'][:12]}  {r.get('passages', 0)} passages, "
+            f"{r.get('summaries', 0)} summaries"
+        )
+
+
+@click.command()
+@click.argument("doc_id")
+@store_option
+@json_option
+@handle_errors
+def tree(doc_id: str, store: Path | None, as_json: bool) -> None:
+    """Show a document's tree of headings, clusters, summaries and passages."""
+    root = Index(settings_from(store)).tree(doc_id)
+    if as_json:
+        emit_json(root)
+        return
+    _print(root, 0)
+
+
+def _print(node: dict[str, Any], depth: int) -> None:
+    pad = "  " * depth
+    if node["level"] == "passage":
+        text = " ".join((node["text"] or "").split())
+        click.echo(f"{pad}- [{node['char_start']}:{node['char_end']}] {text[:70]}")
+        return
+    pages = f" pp. {node['pages'][0]}–{node['pages'][1]}" if node["pages"] else ""
+    click.echo(f"{pad}{node['level']}: {node['title'] or '(untitled)'}{pages}")
+    for child in node["children"]:
+        _print(child, depth + 1)
+
+
+@click.command()
+@click.argument("doc_id")
+@store_option
+@json_option
+@handle_errors
+def rm(doc_id: str, store: Path | None, as_json: bool) -> None:
+    """Delete a document, all its revisions and its vectors."""
+    Index(settings_from(store)).delete(doc_id)
+    if as_json:
+        emit_json({"deleted": doc_id})
+    else:
+        click.echo(f"deleted {doc_id}")

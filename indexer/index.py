@@ -1,0 +1,282 @@
+"""The indexer's front door: one object per store, used by the CLI and the HTTP service."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from indexer.embedding import Embedder, make_embedder
+from indexer.errors import BadInputError, NotFoundError, OverstoryError
+from indexer.ingest import IngestContext, Restructure, ingest_document
+from indexer.parsers import supported_suffixes
+from indexer.progress import ProgressFn, no_progress
+from indexer.reports import IngestReport
+from indexer.settings import Settings
+from indexer.store.catalog import Catalog
+from indexer.store.vectors import VectorStore, make_vector_store
+from indexer.summarizers import Summarizer, make_summarizer
+from indexer.treeview import tree_json
+
+
+class Index:
+    """A store folder: the SQLite catalog, the vector store and the models that fill them."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        summarizer: Summarizer | None = None,
+        vectors: VectorStore | None = None,
+    ) -> None:
+        self.settings = settings
+        settings.store.mkdir(parents=True, exist_ok=True)
+        self.catalog = Catalog(settings.store / "overstory.db")
+        self._vectors = vectors
+        self._embedder = embedder
+        self._summarizer = summarizer
+        # Called with a doc_id after its new build is published or it is deleted (e.g. to
+        # refresh a lexical index kept by the retriever).
+        self.on_publish: list[Callable[[str], None]] = []
+
+    def _published(self, doc_id: str) -> None:
+        for hook in self.on_publish:
+            hook(doc_id)
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The vector store, opened on first use."""
+        if self._vectors is None:
+            self._vectors = make_vector_store(self.settings)
+        return self._vectors
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, loaded on first use (torch import is slow)."""
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings)
+        return self._embedder
+
+    @property
+    def summarizer(self) -> Summarizer:
+        """The configured summarizer."""
+        if self._summarizer is None:
+            self._summarizer = make_summarizer(self.settings)
+        return self._summarizer
+
+    def restructure_hook(self) -> Restructure | None:
+        """How headingless or flat parts of a tree get levels (clustering), if available."""
+        try:
+            from indexer.clustering import make_restructure
+        except ImportError:
+            return None
+        return make_restructure(self.settings)
+
+    @contextmanager
+    def _ingest_lock(self) -> Iterator[None]:
+        # One writer per store across processes (CLI and service may share a store).
+        with open(self.settings.store / "ingest.lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _context(self, progress: ProgressFn) -> IngestContext:
+        return IngestContext(
+            settings=self.settings,
+            catalog=self.catalog,
+            vectors=self.vectors,
+            embedder=lambda: self.embedder,
+            summarizer=self.summarizer,
+            progress=progress,
+            restructure=self.restructure_hook(),
+        )
+
+    def ingest_bytes(
+        self,
+        data: bytes,
+        *,
+        doc_id: str,
+        source: str | None = None,
+        filename: str | None = None,
+        progress: ProgressFn = no_progress,
+    ) -> IngestReport:
+        """Ingest one document given as bytes (an HTTP upload)."""
+        report = IngestReport()
+        started = time.perf_counter()
+        with self._ingest_lock():
+            doc = ingest_document(
+                self._context(progress),
+                data,
+                doc_id=doc_id,
+                source=source or doc_id,
+                filename=filename or doc_id,
+            )
+        if doc.status != "unchanged":
+            self._published(doc_id)
+        report.add(doc)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def ingest_paths(self, paths: list[Path], *, progress: ProgressFn = no_progress) -> IngestReport:
+        """Ingest files and folders; a failing file is reported and the others still ingested."""
+        report = IngestReport()
+        started = time.perf_counter()
+        ctx = self._context(progress)
+        for path, doc_id in discover(paths):
+            try:
+                data = path.read_bytes()
+                with self._ingest_lock():
+                    doc = ingest_document(
+                        ctx, data, doc_id=doc_id, source=doc_id, filename=path.name
+                    )
+                if doc.status != "unchanged":
+                    self._published(doc_id)
+                report.add(doc)
+            except OverstoryError as exc:
+                report.errors.append(
+                    {"doc_id": doc_id, "source": str(path), **exc.to_body()["error"]}
+                )
+            except OSError as exc:
+                report.errors.append(
+                    {
+                        "doc_id": doc_id,
+                        "source": str(path),
+                        "code": "unreadable",
+                        "message": f"{path}: {exc.strerror or exc}",
+                        "detail": None,
+                    }
+                )
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def delete(self, doc_id: str) -> None:
+        """Remove a document and its vectors."""
+        self.catalog.require_document(doc_id)
+        with self._ingest_lock():
+            self.catalog.delete_document(doc_id)
+            stale = sorted(self.vectors.ids_of_document(doc_id))
+            if stale:
+                self.vectors.delete(stale)
+        self._published(doc_id)
+
+    def documents(self) -> list[dict[str, Any]]:
+        """The served documents with their revision and counts."""
+        out = []
+        for row in self.catalog.documents():
+            stored = json.loads(row["report"] or "{}")
+            out.append(
+                {
+                    "doc_id": row["doc_id"],
+                    "source": row["source"],
+                    "revision": row["revision"],
+                    "format": row["format"],
+                    "summarizer": row["summarizer"],
+                    "root_node": row["root_node"],
+                    "indexed_at": row["completed_at"],
+                    **stored,
+                }
+            )
+        return out
+
+    def tree(self, doc_id: str) -> dict[str, Any]:
+        """The served tree of a document as nested JSON (see ``overstory tree --json``)."""
+        row = self.catalog.require_document(doc_id)
+        return tree_json(self.catalog, int(row["current_build"]))
+
+    def check(self, *, repair: bool = False) -> dict[str, Any]:
+        """Compare SQLite and the vector store; optionally delete orphans and re-embed gaps."""
+        expected = self.catalog.served_vector_ids()
+        stored = self.vectors.all_ids()
+        missing = sorted(expected - stored)
+        orphans = sorted(stored - expected)
+        repaired = {"deleted": 0, "embedded": 0}
+        if repair:
+            if orphans:
+                self.vectors.delete(orphans)
+                repaired["deleted"] = len(orphans)
+            if missing:
+                repaired["embedded"] = self._reembed(set(missing))
+        return {
+            "consistent": not missing and not orphans,
+            "vectors_expected": len(expected),
+            "vectors_stored": len(stored),
+            "missing": missing[:20],
+            "orphans": orphans[:20],
+            "n_missing": len(missing),
+            "n_orphans": len(orphans),
+            "repaired": repaired if repair else None,
+        }
+
+    def _reembed(self, wanted: set[str]) -> int:
+        rows = self.catalog.db.execute(
+            "SELECT n.vector_id, n.doc_id, n.level, n.text, s.text AS summary FROM nodes n"
+            " JOIN documents d ON n.build_id = d.current_build"
+            " LEFT JOIN summaries s ON s.key = n.summary_key WHERE n.vector_id IS NOT NULL"
+        ).fetchall()
+        todo: dict[str, tuple[str, str, str]] = {}
+        for r in rows:
+            if r["vector_id"] in wanted and r["vector_id"] not in todo:
+                kind = "p" if r["level"] == "passage" else "s"
+                text = r["text"] if kind == "p" else r["summary"]
+                todo[r["vector_id"]] = (r["doc_id"], kind, text or "")
+        ids = list(todo)
+        for i in range(0, len(ids), 256):
+            batch = ids[i : i + 256]
+            vecs = self.embedder.embed([todo[v][2] for v in batch])
+            self.vectors.upsert(
+                batch,
+                vecs,
+                doc_ids=[todo[v][0] for v in batch],
+                kinds=[todo[v][1] for v in batch],
+            )
+        return len(ids)
+
+    def close(self) -> None:
+        """Release the catalog connection of this thread."""
+        self.catalog.close()
+
+
+def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
+    """Files to ingest with their ``doc_id``.
+
+    A folder contributes every supported file below it, its ``doc_id`` the path relative to the
+    folder; a file given directly keeps the path as given.
+    """
+    suffixes = supported_suffixes()
+    for given in paths:
+        if given.is_dir():
+            for path in sorted(given.rglob("*")):
+                rel = path.relative_to(given)
+                if any(part.startswith(".") for part in rel.parts) or not path.is_file():
+                    continue
+                if _suffix(path) in suffixes:
+                    yield path, rel.as_posix()
+        elif given.exists():
+            yield given, given.as_posix()
+        else:
+            raise NotFoundError(f"{given}: no such file or folder")
+
+
+def _suffix(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        return "".join(path.suffixes[-2:]).lower()
+    return path.suffix.lower()
+
+
+def validate_doc_id(doc_id: str) -> str:
+    """A doc_id usable as an identifier: relative, no ``..``, no control characters."""
+    if not doc_id or len(doc_id) > 512:
+        raise BadInputError("doc_id must be 1 to 512 characters")
+    if doc_id.startswith("/") or any(p == ".." for p in doc_id.split("/")):
+        raise BadInputError(f"doc_id {doc_id!r} must be a relative path without '..'")
+    if any(ord(ch) < 32 for ch in doc_id):
+        raise BadInputError("doc_id contains control characters")
+    return doc_id

@@ -1,0 +1,212 @@
+"""PDF parser: page text from pypdf, sections from the outline or from numbered lines."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from pypdf import PdfReader
+from pypdf.generic import Destination
+
+from indexer.errors import ParseError
+from indexer.parsers.base import ParsedDocument
+from indexer.parsers.numbering import find_numbered_headings
+from indexer.parsers.tree_builder import Heading, build_tree
+
+log = logging.getLogger(__name__)
+
+PAGE_SEPARATOR = "\n\n"
+# Control characters pypdf sometimes leaves in (tab and newline are kept).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# What may precede an outline title on its line: a section number or a "Chapter 3" label.
+_DIGITS = re.compile(r"\d+")
+_TITLE_LABEL = re.compile(
+    r"\s*(?:(?:[A-Z]|\d+)(?:\.\d+)*\.?|(?:chapter|section|part|appendix)\s+\S+\s*[:.]?)?\s*",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class _OutlineItem:
+    title: str
+    depth: int
+    page: int  # 0-based
+
+
+def _clean(text: str) -> str:
+    # NFKC so ligatures ("ﬁ") and compatibility forms are searchable and match outline titles.
+    text = unicodedata.normalize("NFKC", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _CONTROL.sub("", text)
+    return "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
+
+
+def _open(data: bytes) -> PdfReader:
+    if not data.strip():
+        raise ParseError("file is empty")
+    if b"%PDF-" not in data[:1024]:
+        raise ParseError("corrupt PDF: no %PDF header")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ParseError("encrypted PDF: a password is required")
+        _ = len(reader.pages)
+    except ParseError:
+        raise
+    except Exception as exc:  # pypdf raises many exception types on damaged files
+        raise ParseError(f"corrupt PDF: {exc}") from exc
+    return reader
+
+
+def _page_texts(reader: PdfReader, filename: str) -> list[str]:
+    texts: list[str] = []
+    for number, page in enumerate(reader.pages, start=1):
+        try:
+            texts.append(_clean(page.extract_text() or ""))
+        except Exception as exc:  # one broken page should not lose the whole manual
+            log.warning("%s: page %d: text extraction failed: %s", filename, number, exc)
+            texts.append("")
+    return texts
+
+
+def _outline(reader: PdfReader) -> list[_OutlineItem]:
+    """The outline flattened in document order, or [] when absent or unreadable."""
+    items: list[_OutlineItem] = []
+    try:
+        # Iterative pre-order walk; a list following an entry holds that entry's children.
+        pending: list[tuple[object, int]] = [(node, 1) for node in reversed(reader.outline)]
+        while pending:
+            node, depth = pending.pop()
+            if isinstance(node, list):
+                pending.extend((child, depth + 1) for child in reversed(node))
+                continue
+            if not isinstance(node, Destination):
+                continue
+            title = " ".join(_clean(str(node.title or "")).split())
+            page = reader.get_destination_page_number(node)
+            if title and page is not None and page >= 0:
+                items.append(_OutlineItem(title, depth, page))
+    except Exception as exc:  # a damaged outline falls back to heading detection
+        log.warning("unreadable PDF outline: %s", exc)
+        return []
+    return items
+
+
+def _furniture(pages: list[str], page_starts: list[int]) -> frozenset[int]:
+    """Offsets of running header/footer lines.
+
+    Those are among the first or last two lines of a page and recur (digits ignored, so "Page
+    7" matches "Page 8") on at least half the pages, and on three or more.
+    """
+    edges: list[tuple[int, str]] = []
+    for page, page_start in zip(pages, page_starts, strict=True):
+        lines: list[tuple[int, str]] = []
+        pos = page_start
+        for line in page.split("\n"):
+            if line.strip():
+                lines.append((pos, _DIGITS.sub("#", line.strip())))
+            pos += len(line) + 1
+        edges.extend(lines[:2] + lines[2:][-2:])
+    counts: dict[str, int] = {}
+    for _, key in edges:
+        counts[key] = counts.get(key, 0) + 1
+    threshold = max(3, len(pages) // 2)
+    return frozenset(offset for offset, key in edges if counts[key] >= threshold)
+
+
+def _line_at(text: str, pos: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return start, len(text) if end == -1 else end
+
+
+def _title_pattern(title: str) -> re.Pattern[str]:
+    chars = [re.escape(c) for c in title if not c.isspace()]
+    return re.compile(r"\s*".join(chars), re.I)
+
+
+def _outline_headings(
+    items: list[_OutlineItem], text: str, page_starts: list[int], furniture: frozenset[int]
+) -> list[Heading]:
+    """Place each outline entry at its title's first occurrence on (or just after) its page.
+
+    Occurrences in running headers/footers (``furniture``) are passed over.
+    """
+    headings: list[Heading] = []
+    cursor = 0
+    page_ends = [*page_starts[1:], len(text)]
+    for item in items:
+        page = min(item.page, len(page_starts) - 1)
+        start = max(page_starts[page], cursor)
+        # A destination can point just above a title that lands on the next page.
+        limit = max(page_ends[min(page + 1, len(page_ends) - 1)], start)
+        pattern = _title_pattern(item.title)
+        match = pattern.search(text, start, limit)
+        while match is not None:
+            line_start, line_end = _line_at(text, match.start())
+            if line_start not in furniture:
+                break
+            match = pattern.search(text, line_end, limit)
+        if match is None:
+            headings.append(Heading(item.depth, item.title, start, start))
+            continue
+        line_start, _ = _line_at(text, match.start())
+        head = match.start()
+        if line_start >= start and _TITLE_LABEL.fullmatch(text, line_start, match.start()):
+            head = line_start
+        _, line_end = _line_at(text, match.end())
+        body = min(line_end + 1, len(text))
+        headings.append(Heading(item.depth, item.title, head, body))
+        cursor = body
+    return headings
+
+
+def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
+    """Parse a PDF file.
+
+    Page texts are joined with a blank line and ``page_starts`` records where each begins.
+    Sections come from the outline (bookmarks) when there is one: each entry is placed at the
+    first whitespace-insensitive occurrence of its title at or after its destination page's
+    start (and after the previous heading), else at the page start. Without an outline,
+    numbered lines such as ``3.2 Spindle maintenance`` are taken as headings.
+
+    Args:
+        data: The raw file content.
+        filename: The file name, used in log messages.
+
+    Returns:
+        The parsed document.
+
+    Raises:
+        ParseError: Corrupt, encrypted or unreadable PDF, or one without extractable text.
+    """
+    reader = _open(data)
+    pages = _page_texts(reader, filename)
+    if not any(page.strip() for page in pages):
+        raise ParseError("no extractable text (scanned PDF?)")
+    page_starts: list[int] = []
+    pos = 0
+    for page in pages:
+        page_starts.append(pos)
+        pos += len(page) + len(PAGE_SEPARATOR)
+    text = PAGE_SEPARATOR.join(pages)
+    items = _outline(reader)
+    furniture = _furniture(pages, page_starts)
+    # A lone bookmark (often just the document title) says less than numbered headings.
+    headings = _outline_headings(items, text, page_starts, furniture) if len(items) >= 2 else []
+    if not headings:
+        headings = find_numbered_headings(
+            text,
+            require_blank_before=False,
+            skip_line=furniture.__contains__,
+        )
+    if not headings and items:
+        headings = _outline_headings(items, text, page_starts, furniture)
+    return ParsedDocument(
+        text=text,
+        root=build_tree(headings, len(text)),
+        format="pdf",
+        page_starts=page_starts,
+    )

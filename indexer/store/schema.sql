@@ -1,0 +1,67 @@
+-- SQLite is the system of record; Chroma holds derived vectors only.
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id        TEXT PRIMARY KEY,
+    source        TEXT NOT NULL,
+    current_build INTEGER,
+    created_at    REAL NOT NULL,
+    updated_at    REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS builds (
+    build_id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_id       TEXT NOT NULL,
+    revision     TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('building', 'complete', 'superseded', 'failed')),
+    format       TEXT NOT NULL,
+    summarizer   TEXT NOT NULL,
+    embedder     TEXT NOT NULL,
+    text         TEXT NOT NULL,
+    root_node    TEXT,
+    report       TEXT,
+    created_at   REAL NOT NULL,
+    completed_at REAL
+);
+CREATE INDEX IF NOT EXISTS builds_doc ON builds (doc_id, status);
+
+CREATE TABLE IF NOT EXISTS nodes (
+    node_id      TEXT PRIMARY KEY,
+    build_id     INTEGER NOT NULL REFERENCES builds (build_id) ON DELETE CASCADE,
+    doc_id       TEXT NOT NULL,
+    parent_id    TEXT,
+    ordinal      INTEGER NOT NULL,
+    level        TEXT NOT NULL,
+    title        TEXT,
+    heading_path TEXT NOT NULL,
+    char_start   INTEGER NOT NULL,
+    char_end     INTEGER NOT NULL,
+    page_start   INTEGER,
+    page_end     INTEGER,
+    hash         TEXT NOT NULL,
+    text         TEXT,
+    summary_key  TEXT,
+    vector_id    TEXT,
+    n_passages   INTEGER NOT NULL DEFAULT 0,
+    first_passage TEXT,
+    last_passage  TEXT,
+    covers       TEXT
+);
+CREATE INDEX IF NOT EXISTS nodes_build ON nodes (build_id, ordinal);
+CREATE INDEX IF NOT EXISTS nodes_parent ON nodes (parent_id);
+CREATE INDEX IF NOT EXISTS nodes_vector ON nodes (vector_id);
+
+CREATE TABLE IF NOT EXISTS summaries (
+    key            TEXT PRIMARY KEY,
+    text           TEXT NOT NULL,
+    backend        TEXT NOT NULL,
+    model          TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    input_tokens   INTEGER NOT NULL DEFAULT 0,
+    output_tokens  INTEGER NOT NULL DEFAULT 0,
+    parts          INTEGER NOT NULL DEFAULT 1,
+    created_at     REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);

@@ -1,0 +1,166 @@
+"""The document tree Overstory indexes: document → chapter → section → … → passages.
+
+Built from a parser's heading tree plus the chunker's passages, then hashed bottom-up as a Merkle
+tree. Levels follow DESIGN.md: ``document``, ``chapter`` (the top heading level under the
+document), ``section`` (any deeper heading), ``cluster`` (built by clustering where headings are
+missing) and ``passage``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from indexer.chunking import chunk_spans
+from indexer.hashing import hash_text, merkle
+from indexer.parsers.base import ParsedDocument, Section
+
+PASSAGE = "passage"
+SECTION = "section"
+CHAPTER = "chapter"
+DOCUMENT = "document"
+CLUSTER = "cluster"
+LEVELS = (PASSAGE, SECTION, CHAPTER, DOCUMENT, CLUSTER)
+
+
+@dataclass
+class TreeNode:
+    """One node of a document tree, before or after it is stored."""
+
+    level: str
+    title: str | None
+    heading_path: list[str]
+    char_start: int
+    char_end: int
+    pages: list[int] | None
+    text: str | None = None
+    children: list[TreeNode] = field(default_factory=list)
+    hash: str = ""
+    node_id: str = ""
+    ordinal: int = 0
+
+    @property
+    def is_passage(self) -> bool:
+        return self.level == PASSAGE
+
+    def walk(self) -> Iterator[TreeNode]:
+        """This node and everything below it, pre-order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def passages(self) -> list[TreeNode]:
+        """The passages below this node in document order (a cluster's may be non-contiguous)."""
+        return [n for n in self.walk() if n.is_passage]
+
+    def inner_post_order(self) -> Iterator[TreeNode]:
+        """Inner (summarizable) nodes, children before parents."""
+        for child in self.children:
+            yield from child.inner_post_order()
+        if not self.is_passage:
+            yield self
+
+
+def _title_section(root: Section, text: str) -> Section | None:
+    """The single top heading that titles the whole document, if there is one."""
+    if len(root.children) == 1 and not text[root.body_start : root.body_end].strip():
+        return root.children[0]
+    return None
+
+
+def build_tree(doc: ParsedDocument, *, chunk_tokens: int, overlap: int) -> TreeNode:
+    """The document's tree of headings and passages (not yet hashed).
+
+    A single top-level heading with nothing before it is the document's title: the document node
+    takes its title and heading path, and its sub-headings become the chapters.
+    """
+    titled = _title_section(doc.root, doc.text)
+    top = titled or doc.root
+    path = [titled.title] if titled and titled.title else []
+    node = TreeNode(
+        level=DOCUMENT,
+        title=titled.title if titled else None,
+        heading_path=path,
+        char_start=0,
+        char_end=len(doc.text),
+        pages=doc.pages_for(0, len(doc.text)),
+    )
+    _fill(node, top, doc, depth_below_doc=0, chunk_tokens=chunk_tokens, overlap=overlap)
+    assign_ordinals(node)
+    return node
+
+
+def _fill(
+    node: TreeNode,
+    section: Section,
+    doc: ParsedDocument,
+    *,
+    depth_below_doc: int,
+    chunk_tokens: int,
+    overlap: int,
+) -> None:
+    for span in chunk_spans(
+        doc.text, section.body_start, section.body_end, chunk_tokens=chunk_tokens, overlap=overlap
+    ):
+        node.children.append(
+            TreeNode(
+                level=PASSAGE,
+                title=None,
+                heading_path=list(node.heading_path),
+                char_start=span.start,
+                char_end=span.end,
+                pages=doc.pages_for(span.start, span.end),
+                text=doc.text[span.start : span.end],
+            )
+        )
+    for sub in section.children:
+        title = (sub.title or "").strip() or "(untitled)"
+        child = TreeNode(
+            level=CHAPTER if depth_below_doc == 0 else SECTION,
+            title=title,
+            heading_path=[*node.heading_path, title],
+            char_start=sub.char_start,
+            char_end=sub.char_end,
+            pages=doc.pages_for(sub.char_start, sub.char_end),
+        )
+        _fill(
+            child,
+            sub,
+            doc,
+            depth_below_doc=depth_below_doc + 1,
+            chunk_tokens=chunk_tokens,
+            overlap=overlap,
+        )
+        node.children.append(child)
+
+
+def assign_ordinals(root: TreeNode) -> None:
+    """Number nodes in pre-order (their stable position inside one build)."""
+    for i, n in enumerate(root.walk()):
+        n.ordinal = i
+
+
+def compute_hashes(root: TreeNode) -> None:
+    """Merkle hashes: a passage hashes its normalized text, an inner node its heading and children."""
+    for n in _post_order(root):
+        if n.is_passage:
+            n.hash = hash_text(n.text or "")
+        else:
+            n.hash = merkle(f"{n.level}:{n.title or ''}", [c.hash for c in n.children])
+
+
+def _post_order(node: TreeNode) -> Iterator[TreeNode]:
+    for child in node.children:
+        yield from _post_order(child)
+    yield node
+
+
+def summary_depth(root: TreeNode) -> int:
+    """Number of summarized levels on the longest path (the depth reported by ingest)."""
+
+    def depth(n: TreeNode) -> int:
+        if n.is_passage:
+            return 0
+        return 1 + max((depth(c) for c in n.children), default=0)
+
+    return depth(root)

@@ -1,0 +1,74 @@
+"""Stored nodes as JSON: the node format shared by ``tree --json`` and the HTTP browse routes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from indexer.store.catalog import Catalog
+
+
+def node_json(row: sqlite3.Row, summary: sqlite3.Row | None) -> dict[str, Any]:
+    """One node without its children."""
+    pages = [row["page_start"], row["page_end"]] if row["page_start"] is not None else None
+    out: dict[str, Any] = {
+        "node_id": row["node_id"],
+        "level": row["level"],
+        "title": row["title"],
+        "heading_path": json.loads(row["heading_path"]),
+        "char_start": row["char_start"],
+        "char_end": row["char_end"],
+        "pages": pages,
+        "hash": row["hash"],
+        "text": row["text"],
+        "summary": summary["text"] if summary is not None else None,
+        "summarizer": None,
+    }
+    if summary is not None:
+        out["summarizer"] = {
+            "backend": summary["backend"],
+            "model": summary["model"],
+            "prompt_version": summary["prompt_version"],
+        }
+    if row["level"] != "passage":
+        out["covers"] = {
+            "passages": row["n_passages"],
+            "first": row["first_passage"],
+            "last": row["last_passage"],
+        }
+        if row["covers"]:
+            out["covers"]["ids"] = json.loads(row["covers"])
+    return out
+
+
+def tree_json(catalog: Catalog, build_id: int) -> dict[str, Any]:
+    """The whole tree of one build, from its root, with ``children`` nested."""
+    rows = catalog.nodes_of_build(build_id)
+    keys = [r["summary_key"] for r in rows if r["summary_key"]]
+    summaries = _summary_rows(catalog, keys)
+    by_id: dict[str, dict[str, Any]] = {}
+    root: dict[str, Any] | None = None
+    for r in rows:
+        node = node_json(r, summaries.get(r["summary_key"]))
+        node["children"] = []
+        by_id[r["node_id"]] = node
+        if r["parent_id"] is None:
+            root = node
+        else:
+            by_id[r["parent_id"]]["children"].append(node)
+    assert root is not None
+    return root
+
+
+def _summary_rows(catalog: Catalog, keys: list[str]) -> dict[str, sqlite3.Row]:
+    out: dict[str, sqlite3.Row] = {}
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for r in catalog.db.execute(
+            f"SELECT key, text, backend, model, prompt_version FROM summaries WHERE key IN ({marks})",
+            chunk,
+        ):
+            out[r["key"]] = r
+    return out
