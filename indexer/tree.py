@@ -61,9 +61,17 @@ class TreeNode:
             yield self
 
 
+_MAX_PREAMBLE_CHARS = 300
+
+
 def _title_section(root: Section, text: str) -> Section | None:
-    """The single top heading that titles the whole document, if there is one."""
-    if len(root.children) == 1 and not text[root.body_start : root.body_end].strip():
+    """The single top heading that titles the whole document, if there is one.
+
+    A short preamble before it (a running page header, a cover line) does not stop it being
+    the title; that text stays a passage of the document node.
+    """
+    preamble = text[root.body_start : root.body_end].strip()
+    if len(root.children) == 1 and len(preamble) <= _MAX_PREAMBLE_CHARS:
         return root.children[0]
     return None
 
@@ -75,7 +83,6 @@ def build_tree(doc: ParsedDocument, *, chunk_tokens: int, overlap: int) -> TreeN
     takes its title and heading path, and its sub-headings become the chapters.
     """
     titled = _title_section(doc.root, doc.text)
-    top = titled or doc.root
     path = [titled.title] if titled and titled.title else []
     node = TreeNode(
         level=DOCUMENT,
@@ -85,7 +92,13 @@ def build_tree(doc: ParsedDocument, *, chunk_tokens: int, overlap: int) -> TreeN
         char_end=len(doc.text),
         pages=doc.pages_for(0, len(doc.text)),
     )
-    _fill(node, top, doc, depth_below_doc=0, chunk_tokens=chunk_tokens, overlap=overlap)
+    if titled is not None:
+        # The preamble's passages, then the title section's own body and sub-headings.
+        preamble = Section(None, 0, 0, titled.char_start, doc.root.body_start, titled.char_start)
+        _fill(node, preamble, doc, depth_below_doc=0, chunk_tokens=chunk_tokens, overlap=overlap)
+        _fill(node, titled, doc, depth_below_doc=0, chunk_tokens=chunk_tokens, overlap=overlap)
+    else:
+        _fill(node, doc.root, doc, depth_below_doc=0, chunk_tokens=chunk_tokens, overlap=overlap)
     assign_ordinals(node)
     return node
 
@@ -141,7 +154,7 @@ def assign_ordinals(root: TreeNode) -> None:
 
 
 def compute_hashes(root: TreeNode) -> None:
-    """Merkle hashes: a passage hashes its normalized text, an inner node its heading and children."""
+    """Merkle hashes: a passage hashes its normalized text, an inner node its title and children."""
     for n in _post_order(root):
         if n.is_passage:
             n.hash = hash_text(n.text or "")

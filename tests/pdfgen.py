@@ -212,7 +212,7 @@ def build_pdf(
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point: render SRC.md to OUT.pdf and print the heading pages."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="Render simple Markdown into a test PDF.")
     parser.add_argument("src", type=Path)
     parser.add_argument("out", type=Path)
     parser.add_argument("--no-outline", action="store_true", help="omit the bookmark outline")

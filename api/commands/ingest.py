@@ -40,7 +40,8 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool) -> None:
     file failed (the others are still ingested).
     """
     index = Index(settings_from(store))
-    progress, bar = (no_progress, None)
+    progress: ProgressFn = no_progress
+    bar = None
     if not as_json and sys.stderr.isatty():
         progress, bar = _progress_bar()
     try:

@@ -19,6 +19,8 @@ MIN_HEADINGS = 2
 # Chapter numbers beyond this are more likely years, part numbers or quantities.
 _MAX_TOP_NUMBER = 99
 _MAX_COMPONENT = 999
+# How far a number may skip ahead of its predecessor (3.1 → 3.4) and still count.
+_MAX_GAP = 3
 
 _CANDIDATE = re.compile(r"(?P<num>\d{1,3}(?:\.\d{1,3})*)\.?[ \t]+(?P<title>\S.*?)\s*")
 # Table-of-contents entries: dot leaders or a trailing page number.
@@ -54,7 +56,7 @@ def _parse_candidate(line: str) -> tuple[int, ...] | None:
     # Sentences and procedure steps end with punctuation; headings do not.
     if title[-1] in ".,;:!?" or _TOC_TAIL.search(title):
         return None
-    if sum(c.isalpha() for c in title) < 2:
+    if sum(c.isalpha() for c in title) < 3:  # "50 N·m", "2 A" are table cells, not titles
         return None
     number = tuple(int(part) for part in m.group("num").split("."))
     if number[0] == 0 or number[0] > _MAX_TOP_NUMBER or max(number) > _MAX_COMPONENT:
@@ -65,8 +67,8 @@ def _parse_candidate(line: str) -> tuple[int, ...] | None:
 def follows(prev: tuple[int, ...] | None, number: tuple[int, ...]) -> bool:
     """Whether section ``number`` can come right after section ``prev``.
 
-    Gaps are tolerated (a heading lost by extraction must not derail the rest), going backwards
-    or jumping more than one level deeper is not.
+    Small gaps are tolerated (a heading lost by extraction must not derail the rest); going
+    backwards, leaping ahead ("5" then "50") or more than one level deeper is not.
 
     Args:
         prev: The number of the previous accepted heading, or None for the first.
@@ -77,13 +79,16 @@ def follows(prev: tuple[int, ...] | None, number: tuple[int, ...]) -> bool:
     """
     if prev is None:
         return True
-    if number <= prev or len(number) > len(prev) + 1:
+    n = len(number)
+    if n > len(prev) + 1:
         return False
     parent = number[:-1]
-    if parent == prev[: len(parent)]:
-        return True
+    if parent == prev[: n - 1]:
+        if n == len(prev) + 1:  # first child of prev
+            return 1 <= number[-1] <= _MAX_GAP
+        return 0 < number[-1] - prev[n - 1] <= _MAX_GAP
     # A new parent whose own heading was missed: accept only its first child.
-    return number[-1] == 1 and parent > prev[: len(parent)]
+    return number[-1] == 1 and follows(prev, parent)
 
 
 def find_numbered_headings(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import logging
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from pypdf import PdfReader
@@ -21,8 +20,21 @@ log = logging.getLogger(__name__)
 PAGE_SEPARATOR = "\n\n"
 # Control characters pypdf sometimes leaves in (tab and newline are kept).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-# What may precede an outline title on its line: a section number or a "Chapter 3" label.
+_LIGATURES = str.maketrans(
+    {
+        "\ufb00": "ff",
+        "\ufb01": "fi",
+        "\ufb02": "fl",
+        "\ufb03": "ffi",
+        "\ufb04": "ffl",
+        "\ufb05": "st",
+        "\ufb06": "st",
+        "\u00a0": " ",
+        "\u00ad": None,  # soft hyphen
+    }
+)
 _DIGITS = re.compile(r"\d+")
+# What may precede an outline title on its line: a section number or a "Chapter 3" label.
 _TITLE_LABEL = re.compile(
     r"\s*(?:(?:[A-Z]|\d+)(?:\.\d+)*\.?|(?:chapter|section|part|appendix)\s+\S+\s*[:.]?)?\s*",
     re.I,
@@ -37,8 +49,9 @@ class _OutlineItem:
 
 
 def _clean(text: str) -> str:
-    # NFKC so ligatures ("ﬁ") and compatibility forms are searchable and match outline titles.
-    text = unicodedata.normalize("NFKC", text.replace("\r\n", "\n").replace("\r", "\n"))
+    # Ligatures would make words unsearchable and titles unmatched; full NFKC would go too far
+    # ("cm³" → "cm3").
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_LIGATURES)
     text = _CONTROL.sub("", text)
     return "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
 
@@ -122,6 +135,29 @@ def _line_at(text: str, pos: int) -> tuple[int, int]:
     return start, len(text) if end == -1 else end
 
 
+def _find_title(
+    pattern: re.Pattern[str], text: str, start: int, limit: int, furniture: frozenset[int]
+) -> re.Match[str] | None:
+    """The first occurrence that is a line of its own (bar a number label), else the first.
+
+    A cross-reference ("see 5.3.1 Clamping force check.") can precede the heading on its page;
+    running headers and footers never count.
+    """
+    first: re.Match[str] | None = None
+    for match in pattern.finditer(text, start, limit):
+        line_start, _ = _line_at(text, match.start())
+        if line_start in furniture:
+            continue
+        _, line_end = _line_at(text, match.end())
+        if (
+            _TITLE_LABEL.fullmatch(text, line_start, match.start())
+            and not text[match.end() : line_end].strip()
+        ):
+            return match
+        first = first or match
+    return first
+
+
 def _title_pattern(title: str) -> re.Pattern[str]:
     chars = [re.escape(c) for c in title if not c.isspace()]
     return re.compile(r"\s*".join(chars), re.I)
@@ -130,9 +166,10 @@ def _title_pattern(title: str) -> re.Pattern[str]:
 def _outline_headings(
     items: list[_OutlineItem], text: str, page_starts: list[int], furniture: frozenset[int]
 ) -> list[Heading]:
-    """Place each outline entry at its title's first occurrence on (or just after) its page.
+    """Place each outline entry where its title occurs on (or just after) its page.
 
-    Occurrences in running headers/footers (``furniture``) are passed over.
+    The search starts after the previous heading; see :func:`_find_title` for which
+    occurrence wins. An entry whose title is not found is placed at the page start.
     """
     headings: list[Heading] = []
     cursor = 0
@@ -142,13 +179,7 @@ def _outline_headings(
         start = max(page_starts[page], cursor)
         # A destination can point just above a title that lands on the next page.
         limit = max(page_ends[min(page + 1, len(page_ends) - 1)], start)
-        pattern = _title_pattern(item.title)
-        match = pattern.search(text, start, limit)
-        while match is not None:
-            line_start, line_end = _line_at(text, match.start())
-            if line_start not in furniture:
-                break
-            match = pattern.search(text, line_end, limit)
+        match = _find_title(_title_pattern(item.title), text, start, limit, furniture)
         if match is None:
             headings.append(Heading(item.depth, item.title, start, start))
             continue
@@ -167,10 +198,11 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
     """Parse a PDF file.
 
     Page texts are joined with a blank line and ``page_starts`` records where each begins.
-    Sections come from the outline (bookmarks) when there is one: each entry is placed at the
-    first whitespace-insensitive occurrence of its title at or after its destination page's
-    start (and after the previous heading), else at the page start. Without an outline,
-    numbered lines such as ``3.2 Spindle maintenance`` are taken as headings.
+    Sections come from the outline (bookmarks) when there is one: each entry is placed at a
+    whitespace- and case-insensitive occurrence of its title at or after its destination
+    page's start (and after the previous heading), preferring one that stands on its own
+    line, else at the page start. Without an outline, numbered lines such as ``3.2 Spindle
+    maintenance`` are taken as headings. Running headers/footers are never taken for headings.
 
     Args:
         data: The raw file content.

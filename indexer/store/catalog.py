@@ -172,7 +172,8 @@ class Catalog:
                 (root_node, json.dumps(report), now, build_id),
             )
             db.execute(
-                "UPDATE documents SET current_build = ?, source = ?, updated_at = ? WHERE doc_id = ?",
+                "UPDATE documents SET current_build = ?, source = ?, updated_at = ?"
+                " WHERE doc_id = ?",
                 (build_id, source, now, doc_id),
             )
 
@@ -244,7 +245,10 @@ class Catalog:
         return out
 
     def put_summaries(self, rows: Iterable[tuple[Any, ...]]) -> None:
-        """Store computed summaries: ``(key, text, backend, model, prompt_version, in, out, parts)``."""
+        """Store computed summaries.
+
+        Each row is ``(key, text, backend, model, prompt_version, in_tokens, out_tokens, parts)``.
+        """
         now = time.time()
         with self.write() as db:
             db.executemany(

@@ -23,10 +23,12 @@ def node_rows(
     while stack:
         node, parent = stack.pop()
         stack.extend((c, node.node_id) for c in reversed(node.children))
-        pages = node.pages or [None, None]
+        pages: list[int | None] = list(node.pages) if node.pages else [None, None]
         if node.is_passage:
             vid: str | None = passage_vector(node)
-            n_passages, first, last, covers = 1, node.node_id, node.node_id, None
+            first: str | None = node.node_id
+            last: str | None = node.node_id
+            n_passages, covers = 1, None
         else:
             vid = summary_vector(node)
             below = node.passages()

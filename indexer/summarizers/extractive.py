@@ -90,10 +90,7 @@ def _select(candidates: list[tuple[str, float]], budget: int) -> list[str]:
             m = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(sentences)
         except ValueError:  # only stop words
             m = None
-        if m is None:
-            sim = np.eye(len(sentences))
-        else:
-            sim = (m @ m.T).toarray()
+        sim = np.eye(len(sentences)) if m is None else (m @ m.T).toarray()
         centrality = (sim.sum(axis=1) - 1.0) / max(len(sentences) - 1, 1)
         score = centrality + 0.15 * prior
         order = _mmr(score, sim)
