@@ -65,15 +65,17 @@ _MAX_PREAMBLE_CHARS = 300
 
 
 def _title_section(root: Section, text: str) -> Section | None:
-    """The single top heading that titles the whole document, if there is one.
+    """The top heading that titles the whole document, if there is one.
 
-    A short preamble before it (a running page header, a cover line) does not stop it being
-    the title; that text stays a passage of the document node.
+    It is the last top-level heading when everything before it is short: a running page header,
+    a cover line, or a lone title-page heading such as Texinfo's ``settitle`` before its ``Top``
+    node. That preamble stays as passages of the document node.
     """
-    preamble = text[root.body_start : root.body_end].strip()
-    if len(root.children) == 1 and len(preamble) <= _MAX_PREAMBLE_CHARS:
-        return root.children[0]
-    return None
+    tops = root.children
+    if not tops or any(t.children for t in tops[:-1]):
+        return None
+    preamble = text[root.body_start : tops[-1].char_start].strip()
+    return tops[-1] if len(preamble) <= _MAX_PREAMBLE_CHARS else None
 
 
 def build_tree(doc: ParsedDocument, *, chunk_tokens: int, overlap: int) -> TreeNode:

@@ -37,7 +37,12 @@ _SKIP_TAGS = _names(
     "button select input textarea audio video map area"
 )
 # DocBook (PostgreSQL) navigation bars, Sphinx sidebars and permalink anchors.
-_SKIP_CLASSES = _names("navheader navfooter sphinxsidebar related headerlink id_link")
+# Navigation and generated tables of contents (DocBook "toc", Texinfo "contents"): they repeat
+# headings, and passages made of them would match every query.
+_SKIP_CLASSES = _names(
+    "navheader navfooter sphinxsidebar related headerlink id_link toc contents shortcontents"
+    " nav-panel element-contents contents-heading header"
+)
 _ADMONITION_CLASSES = _names("note warning caution tip important admonition danger attention hint")
 _ADMONITION_TITLES = _names("note warning caution tip important danger")
 _SECTIONING = _names("article section main")
