@@ -53,44 +53,10 @@ _ABSOLUTES = (
     "in every case",
 )
 _STOP = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "by",
-        "from",
-        "is",
-        "are",
-        "be",
-        "been",
-        "was",
-        "were",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "as",
-        "into",
-        "than",
-        "then",
-        "must",
-        "should",
-        "shall",
-        "may",
-        "can",
-        "will",
-    ]
+    (
+        "the a an and or of to in on at for with by from is are be been was were it its this "
+        "that these those as into than then must should shall may can will"
+    ).split()
 )
 _RESTATEMENT = 0.5
 
