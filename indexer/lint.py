@@ -52,12 +52,11 @@ _ABSOLUTES = (
     "under all circumstances",
     "in every case",
 )
-_STOP = frozenset(
-    (
-        "the a an and or of to in on at for with by from is are be been was were it its this "
-        "that these those as into than then must should shall may can will"
-    ).split()
+_STOP_WORDS = (
+    "the a an and or of to in on at for with by from is are be been was were it its this "
+    "that these those as into than then must should shall may can will"
 )
+_STOP = frozenset(_STOP_WORDS.split())
 _RESTATEMENT = 0.5
 
 
