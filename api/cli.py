@@ -17,6 +17,12 @@ COMMANDS: dict[str, str] = {
     "rm": "api.commands.documents:rm",
     "tree": "api.commands.documents:tree",
     "doctor": "api.commands.doctor:doctor",
+    "diff": "api.commands.diff:diff",
+    "query": "api.commands.query:query",
+    "eval": "api.commands.query:evaluate",
+    "serve": "api.commands.serve:serve",
+    "keys": "api.commands.keys:keys",
+    "select": "api.commands.select:select_command",
 }
 
 

@@ -10,6 +10,8 @@
     │   └── ForbiddenError              403 forbidden
     ├── NotFoundError                   404 not_found
     ├── ConflictError                   409 conflict
+    ├── TooManyJobsError                429 too_many_jobs
+    ├── UnavailableError                503 unhealthy
     ├── ConfigError                     500 config_error
     ├── BackendError                    502 backend_error   (a model server, a vector store)
     │   └── SummarizerError             502 summarizer_error
@@ -85,6 +87,20 @@ class NotFoundError(OverstoryError):
 class ConflictError(OverstoryError):
     status = 409
     code = "conflict"
+
+
+class TooManyJobsError(OverstoryError):
+    """Too many ingestion jobs are waiting; the client should retry later."""
+
+    status = 429
+    code = "too_many_jobs"
+
+
+class UnavailableError(OverstoryError):
+    """A dependency of the service (SQLite, the vector store) does not answer."""
+
+    status = 503
+    code = "unhealthy"
 
 
 class ConfigError(OverstoryError):

@@ -155,11 +155,40 @@ class Settings(BaseSettings):
         40, ge=0, le=1000, description="Candidates taken from the BM25 search (0: dense only)."
     )
     rerank_candidates: int = Field(
-        30, ge=1, le=1000, description="Fused candidates passed to the reranker."
+        20, ge=1, le=1000, description="Fused candidates passed to the reranker."
     )
     rrf_k: int = Field(60, ge=1, description="Constant k of reciprocal rank fusion, 1/(k+rank).")
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense list in fusion.")
     lexical_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 list in fusion.")
+
+    # query-free selection (`select`)
+    select_method: Literal["centroid", "rank", "balanced"] = Field(
+        "balanced",
+        description="Default selection method: `centroid` (passage nearest each k-means "
+        "centroid), `rank` (TextRank inside each cluster), `balanced` (over-cluster, merge by "
+        "similarity, so small topics keep a cluster).",
+    )
+    select_seed: int = Field(42, description="Random seed of selection's k-means.")
+    select_overcluster: int = Field(
+        4,
+        ge=1,
+        le=20,
+        description="`balanced`: fine clusters per requested cluster before merging.",
+    )
+    select_mmr_lambda: float = Field(
+        0.7,
+        ge=0.0,
+        le=1.0,
+        description="`--per-cluster N`: weight of relevance against diversity (1.0: no diversity).",
+    )
+    select_threads: int = Field(
+        1, ge=1, description="BLAS threads used by selection (more helps only on an idle machine)."
+    )
+    select_vector_cache: bool = Field(
+        True,
+        description="Keep each served build's passage vectors as a matrix file under "
+        "`<store>/selection-cache` (derived data) instead of reading them from Chroma each time.",
+    )
 
     # HTTP service
     host: str = Field("127.0.0.1", description="Address `overstory serve` listens on.")
@@ -170,7 +199,7 @@ class Settings(BaseSettings):
         "without keys (loopback hosts only, announced by a warning banner at start).",
     )
     max_query_chars: int = Field(
-        2000, ge=1, description="Longest query text accepted over HTTP (longer: 422)."
+        2000, ge=1, description="Longest query text accepted (longer: HTTP 422)."
     )
     max_k: int = Field(50, ge=1, description="Largest `k` accepted by query and select (422).")
     max_concurrent_jobs: int = Field(

@@ -65,3 +65,32 @@ CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+
+-- HTTP ingestion jobs (indexer/jobs.py); progress, report and error are JSON.
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id      TEXT PRIMARY KEY,
+    doc_id      TEXT NOT NULL,
+    filename    TEXT NOT NULL,
+    upload      TEXT,
+    size        INTEGER NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+    progress    TEXT NOT NULL DEFAULT '{}',
+    report      TEXT,
+    error       TEXT,
+    retry_of    TEXT,
+    created_at  REAL NOT NULL,
+    started_at  REAL,
+    finished_at REAL
+);
+CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created_at);
+
+-- API keys (indexer/keys.py): only the sha256 of a key is stored.
+CREATE TABLE IF NOT EXISTS api_keys (
+    key_id       TEXT PRIMARY KEY,
+    key_hash     TEXT NOT NULL UNIQUE,
+    role         TEXT NOT NULL CHECK (role IN ('reader', 'editor', 'auditor', 'admin')),
+    name         TEXT NOT NULL,
+    created_at   REAL NOT NULL,
+    last_used_at REAL,
+    revoked_at   REAL
+);

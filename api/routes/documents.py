@@ -1,0 +1,132 @@
+"""Documents: upload (→ an ingestion job), list, delete, browse a tree.
+
+``doc_id`` contains slashes (``pump/pump-x200.md``), so the routes take it as a ``path``
+parameter and the tree route is declared first: ``/v1/documents/{doc_id}/tree`` is the tree of
+``doc_id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, Annotated, Any
+
+from fastapi import APIRouter, File, Form, Response, UploadFile
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import EditorDep, IndexDep, ReaderDep, RunnerDep
+from api.models import errors
+from api.routes.jobs import JobCreatedPublic
+from api.routes.nodes import TreeNodePublic
+from indexer.errors import InvalidRequestError
+
+router = APIRouter(prefix="/v1", tags=["documents"])
+_CHUNK = 1024 * 1024
+
+
+class DocumentPublic(BaseModel):
+    """A served document: its current revision and counts."""
+
+    model_config = ConfigDict(extra="allow")
+
+    doc_id: str
+    source: str
+    revision: str = Field(description="Content hash of the served revision.")
+    format: str
+    summarizer: str
+    root_node: str | None
+    indexed_at: float | None = Field(description="When the served revision was published.")
+    nodes: int | None = None
+    passages: int | None = None
+    summaries: int | None = None
+    depth: int | None = None
+
+
+class DocumentsPublic(BaseModel):
+    """``GET /v1/documents``."""
+
+    documents: list[DocumentPublic]
+
+
+class DocumentDeleted(BaseModel):
+    """``DELETE /v1/documents/{doc_id}``."""
+
+    deleted: str
+
+
+def _chunks(fh: IO[bytes]) -> Iterator[bytes]:
+    while chunk := fh.read(_CHUNK):
+        yield chunk
+
+
+@router.post(
+    "/documents",
+    status_code=202,
+    response_model=JobCreatedPublic,
+    responses=errors(400, 401, 403, 413, 415, 422, 429),
+    summary="Upload a document (new or a new revision): starts an ingestion job",
+)
+def upload_document(
+    runner: RunnerDep,
+    _: EditorDep,
+    response: Response,
+    file: Annotated[
+        UploadFile,
+        File(description="The document: .md, .markdown, .html, .htm, .pdf, .txt (or .gz of one)."),
+    ],
+    doc_id: Annotated[
+        str | None,
+        Form(description="Stable id of the document; default: the uploaded file's name."),
+    ] = None,
+) -> JobCreatedPublic:
+    """Check the upload (name, type, size, that it parses), save it and queue its ingestion.
+
+    Poll ``GET /v1/jobs/{job_id}`` for progress and the report. Uploading an unchanged document
+    makes a job that finishes at once with status ``unchanged`` in its report.
+    """
+    filename = (file.filename or "").replace("\\", "/").strip()
+    if doc_id is None or not doc_id.strip():
+        doc_id = filename
+    if not doc_id:
+        raise InvalidRequestError("the uploaded file has no name: give a doc_id")
+    name = filename or doc_id
+    runner.check_upload(doc_id=doc_id, filename=name)
+    upload = runner.save_upload(_chunks(file.file))
+    job = runner.submit(upload, doc_id=doc_id, filename=name)
+    response.headers["Location"] = f"/v1/jobs/{job.job_id}"
+    return JobCreatedPublic(job_id=job.job_id, doc_id=job.doc_id, status=job.status)
+
+
+@router.get(
+    "/documents",
+    response_model=DocumentsPublic,
+    responses=errors(401, 403),
+    summary="List the served documents",
+)
+async def list_documents(index: IndexDep, _: ReaderDep) -> DocumentsPublic:
+    """Every document with a complete revision, with its counts."""
+    rows: list[dict[str, Any]] = await run_in_threadpool(index.documents)
+    return DocumentsPublic(documents=[DocumentPublic.model_validate(r) for r in rows])
+
+
+@router.get(
+    "/documents/{doc_id:path}/tree",
+    response_model=TreeNodePublic,
+    responses=errors(401, 403, 404),
+    summary="A document's served tree",
+)
+async def document_tree(doc_id: str, index: IndexDep, _: ReaderDep) -> Any:
+    """The served revision's tree: headings or clusters with summaries, down to passages."""
+    return await run_in_threadpool(index.tree, doc_id)
+
+
+@router.delete(
+    "/documents/{doc_id:path}",
+    response_model=DocumentDeleted,
+    responses=errors(401, 403, 404),
+    summary="Delete a document, all its revisions and its vectors",
+)
+async def delete_document(doc_id: str, index: IndexDep, _: EditorDep) -> DocumentDeleted:
+    """Remove a document. Waits for an ingestion running in the store to finish first."""
+    await run_in_threadpool(index.delete, doc_id)
+    return DocumentDeleted(deleted=doc_id)

@@ -1,0 +1,136 @@
+"""Operations: ``/healthz`` (cheap checks of SQLite and the vector store) and ``/metrics``."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import AdminDep, IndexDep, RunnerDep
+from api.models import errors
+from indexer.errors import BackendError, UnavailableError
+from indexer.index import Index
+from indexer.jobs import JobRunner
+
+router = APIRouter(tags=["operate"])
+
+
+class HealthPublic(BaseModel):
+    """The service is up and its stores answer."""
+
+    status: Literal["ok"]
+    sqlite: Literal["ok"]
+    vectors: Literal["ok"]
+    vector_store: str
+    documents: int
+    auth: str
+    seconds: float
+
+
+def _check(index: Index) -> dict[str, Any]:
+    started = time.perf_counter()
+    problems: dict[str, str] = {}
+    documents = 0
+    try:
+        documents = int(
+            index.catalog.db.execute(
+                "SELECT COUNT(*) FROM documents WHERE current_build IS NOT NULL"
+            ).fetchone()[0]
+        )
+    except Exception as exc:  # any failure is a finding here, not a crash
+        problems["sqlite"] = str(exc)
+    try:
+        index.vectors.count()
+    except Exception as exc:
+        problems["vectors"] = (
+            str(exc.__cause__ or exc) if isinstance(exc, BackendError) else str(exc)
+        )
+    if problems:
+        raise UnavailableError(f"unhealthy: {', '.join(sorted(problems))}", detail=problems)
+    return {
+        "status": "ok",
+        "sqlite": "ok",
+        "vectors": "ok",
+        "vector_store": "chroma-server" if index.settings.chroma_url else "chroma-embedded",
+        "documents": documents,
+        "auth": index.settings.auth,
+        "seconds": round(time.perf_counter() - started, 4),
+    }
+
+
+@router.get(
+    "/healthz",
+    response_model=HealthPublic,
+    responses=errors(503),
+    summary="Liveness and readiness: SQLite and the vector store answer",
+)
+async def healthz(index: IndexDep) -> HealthPublic:
+    """No key needed. 503 with the canonical error body when a store does not answer."""
+    return HealthPublic.model_validate(await run_in_threadpool(_check, index))
+
+
+def _gauges(
+    index: Index, runner: JobRunner
+) -> dict[str, tuple[str, list[tuple[dict[str, str], float]]]]:
+    db = index.catalog.db
+    documents = db.execute(
+        "SELECT COUNT(*) FROM documents WHERE current_build IS NOT NULL"
+    ).fetchone()[0]
+    by_level = db.execute(
+        "SELECT n.level, COUNT(*) FROM nodes n JOIN documents d ON n.build_id = d.current_build"
+        " GROUP BY n.level"
+    ).fetchall()
+    jobs = runner.store.counts()
+    return {
+        "overstory_documents": ("Documents with a served revision.", [({}, float(documents))]),
+        "overstory_nodes": (
+            "Nodes of served revisions, by level.",
+            [({"level": str(r[0])}, float(r[1])) for r in by_level],
+        ),
+        "overstory_jobs": (
+            "Ingestion jobs by status.",
+            [({"status": s}, float(n)) for s, n in jobs.items()],
+        ),
+    }
+
+
+@router.get(
+    "/metrics",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format."}},
+    summary="Prometheus metrics",
+)
+async def metrics(request: Request, index: IndexDep, runner: RunnerDep) -> PlainTextResponse:
+    """Requests by route and status, latency histograms, jobs by status, documents, nodes."""
+    gauges = await run_in_threadpool(_gauges, index, runner)
+    text = request.app.state.metrics.render(gauges)
+    return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+class CheckPublic(BaseModel):
+    """SQLite and the vector store compared (``overstory doctor --json``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    consistent: bool
+    vectors_expected: int
+    vectors_stored: int
+    n_missing: int
+    n_orphans: int
+    missing: list[str]
+    orphans: list[str]
+
+
+@router.get(
+    "/v1/check",
+    response_model=CheckPublic,
+    responses=errors(401, 403),
+    summary="Check the store (admin): every served node has its vector, no vector is orphaned",
+)
+async def check(runner: RunnerDep, _: AdminDep) -> CheckPublic:
+    """Waits for a running ingestion to finish, then compares SQLite and the vector store."""
+    return CheckPublic.model_validate(await run_in_threadpool(runner.check_store))

@@ -1,0 +1,109 @@
+"""Ingestion jobs: progress, report, retry."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Response
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import EditorDep, RunnerDep
+from api.models import errors
+
+router = APIRouter(prefix="/v1", tags=["jobs"])
+
+JobStatusPublic = Literal["queued", "running", "done", "failed"]
+
+
+class JobCreatedPublic(BaseModel):
+    """A queued job (202)."""
+
+    job_id: str
+    doc_id: str
+    status: JobStatusPublic
+
+
+class JobErrorPublic(BaseModel):
+    """Why a job failed (the canonical error fields)."""
+
+    code: str
+    message: str
+    detail: Any = None
+
+
+class JobPublic(BaseModel):
+    """An ingestion job."""
+
+    job_id: str
+    doc_id: str
+    filename: str
+    size: int = Field(description="Uploaded bytes.")
+    status: JobStatusPublic
+    progress: dict[str, Any] = Field(
+        description="stage, done/total of the stage, nodes_done/nodes_total (summaries), "
+        "summarizer_calls, cache_hits, and every stage's done/total."
+    )
+    report: dict[str, Any] | None = Field(
+        description="When done: the same JSON as `overstory ingest --json`."
+    )
+    error: JobErrorPublic | None
+    retry_of: str | None = Field(description="The failed job this one retries.")
+    retryable: bool = Field(description="Failed with its upload kept: POST …/retry runs it again.")
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+
+
+class JobsPublic(BaseModel):
+    """``GET /v1/jobs``."""
+
+    jobs: list[JobPublic]
+
+
+@router.get(
+    "/jobs",
+    response_model=JobsPublic,
+    responses=errors(401, 403, 422),
+    summary="List ingestion jobs, newest first",
+)
+async def list_jobs(
+    runner: RunnerDep,
+    _: EditorDep,
+    status: JobStatusPublic | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> JobsPublic:
+    """Recent jobs, optionally only those of one status."""
+    jobs = await run_in_threadpool(runner.store.recent, status=status, limit=limit)
+    return JobsPublic(jobs=[JobPublic.model_validate(j.to_json()) for j in jobs])
+
+
+@router.get(
+    "/jobs/{job_id}",
+    response_model=JobPublic,
+    responses=errors(401, 403, 404),
+    summary="One job: status, progress, report or error",
+)
+async def get_job(job_id: str, runner: RunnerDep, _: EditorDep) -> JobPublic:
+    """Poll this until ``status`` is ``done`` or ``failed``."""
+    job = await run_in_threadpool(runner.store.get, job_id)
+    return JobPublic.model_validate(job.to_json())
+
+
+@router.post(
+    "/jobs/{job_id}/retry",
+    status_code=202,
+    response_model=JobCreatedPublic,
+    responses=errors(401, 403, 404, 409, 429),
+    summary="Run a failed job again from its kept upload",
+)
+async def retry_job(
+    job_id: str, runner: RunnerDep, _: EditorDep, response: Response
+) -> JobCreatedPublic:
+    """A failed job whose upload was kept (interrupted, backend error) runs again as a new job.
+
+    Summaries and vectors computed before the failure are reused.
+    """
+    job = await run_in_threadpool(runner.retry, job_id)
+    response.headers["Location"] = f"/v1/jobs/{job.job_id}"
+    return JobCreatedPublic(job_id=job.job_id, doc_id=job.doc_id, status=job.status)

@@ -1,0 +1,108 @@
+"""Browsing one node: itself, its parent, its children and the passages it covers."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from indexer.errors import NotFoundError
+from indexer.store.catalog import Catalog
+from indexer.treeview import node_json
+
+
+def node_detail(
+    catalog: Catalog, node_id: str, *, passages_limit: int = 100, passages_offset: int = 0
+) -> dict[str, Any]:
+    """A node with its parent, children and covered passages (one page of them).
+
+    A node of a superseded revision is still shown, with ``served`` false.
+
+    Raises:
+        NotFoundError: No such node.
+    """
+    row = catalog.node(node_id)
+    if row is None:
+        raise NotFoundError(f"no node {node_id!r}", detail={"node_id": node_id})
+    build = catalog.db.execute(
+        "SELECT b.revision, d.current_build FROM builds b"
+        " LEFT JOIN documents d ON d.doc_id = b.doc_id WHERE b.build_id = ?",
+        (row["build_id"],),
+    ).fetchone()
+    parent = catalog.node(row["parent_id"]) if row["parent_id"] else None
+    children = catalog.db.execute(
+        "SELECT * FROM nodes WHERE parent_id = ? AND build_id = ? ORDER BY ordinal",
+        (node_id, row["build_id"]),
+    ).fetchall()
+    passages, total = _covered(catalog, row, limit=passages_limit, offset=passages_offset)
+    rows = [row, *([parent] if parent else []), *children, *passages]
+    summaries = _summaries(catalog, [r["summary_key"] for r in rows if r["summary_key"]])
+
+    def view(r: sqlite3.Row) -> dict[str, Any]:
+        return {
+            **node_json(r, summaries.get(r["summary_key"])),
+            "doc_id": r["doc_id"],
+            "parent_id": r["parent_id"],
+        }
+
+    node = view(row)
+    node["revision"] = build["revision"] if build else None
+    node["served"] = bool(build and build["current_build"] == row["build_id"])
+    return {
+        "node": node,
+        "parent": view(parent) if parent else None,
+        "children": [view(c) for c in children],
+        "passages": [view(p) for p in passages],
+        "passages_total": total,
+    }
+
+
+def _covered(
+    catalog: Catalog, row: sqlite3.Row, *, limit: int, offset: int
+) -> tuple[list[sqlite3.Row], int]:
+    """The passages below a node (a cluster's listed ones), in document order."""
+    if row["level"] == "passage":
+        return [], 0
+    if row["covers"]:
+        ids: list[str] = json.loads(row["covers"])
+        page = ids[offset : offset + limit]
+        found = {r["node_id"]: r for r in _rows(catalog, page)}
+        return [found[i] for i in page if i in found], len(ids)
+    if not row["first_passage"]:
+        return [], 0
+    bounds = catalog.db.execute(
+        "SELECT MIN(ordinal), MAX(ordinal) FROM nodes WHERE node_id IN (?, ?)",
+        (row["first_passage"], row["last_passage"]),
+    ).fetchone()
+    where = "build_id = ? AND level = 'passage' AND ordinal BETWEEN ? AND ?"
+    args = (row["build_id"], bounds[0], bounds[1])
+    total = catalog.db.execute(f"SELECT COUNT(*) FROM nodes WHERE {where}", args).fetchone()[0]
+    page_rows = catalog.db.execute(
+        f"SELECT * FROM nodes WHERE {where} ORDER BY ordinal LIMIT ? OFFSET ?",
+        (*args, limit, offset),
+    ).fetchall()
+    return page_rows, int(total)
+
+
+def _rows(catalog: Catalog, ids: list[str]) -> list[sqlite3.Row]:
+    out: list[sqlite3.Row] = []
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        out += catalog.db.execute(f"SELECT * FROM nodes WHERE node_id IN ({marks})", chunk)
+    return out
+
+
+def _summaries(catalog: Catalog, keys: list[str]) -> dict[str, sqlite3.Row]:
+    out: dict[str, sqlite3.Row] = {}
+    unique = sorted(set(keys))
+    for i in range(0, len(unique), 500):
+        chunk = unique[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for r in catalog.db.execute(
+            "SELECT key, text, backend, model, prompt_version FROM summaries"
+            f" WHERE key IN ({marks})",
+            chunk,
+        ):
+            out[r["key"]] = r
+    return out

@@ -1,0 +1,366 @@
+"""Ingestion jobs: uploads saved to disk, persisted in SQLite, run in the background.
+
+A job's life: the upload is checked (type, size, parse) and saved under ``<store>/uploads``
+before the job row exists, so nothing acknowledged is ever lost; the job is ``queued``, then
+``running`` on one of ``max_concurrent_jobs`` worker threads, then ``done`` (with the same report
+as ``overstory ingest --json``) or ``failed`` (with a canonical error). At most
+``max_queued_jobs`` jobs wait or run; a further upload gets :class:`TooManyJobsError` (429).
+
+After a crash (``kill -9``) the next start marks jobs left ``running`` as failed with code
+``interrupted`` and keeps their upload, so ``retry`` (or uploading again) completes them; the
+indexer publishes a build atomically, so a partial revision is never served, and summaries and
+vectors computed before the crash are reused. Jobs left ``queued`` had not started: they are
+queued again. Failed jobs are not retried automatically, so a file that kills the server cannot
+put it in a crash loop. Only one service runs the jobs of a store (a lock file enforces it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import queue
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from indexer.errors import (
+    BadInputError,
+    ConfigError,
+    ConflictError,
+    OverstoryError,
+    TooLargeError,
+    TooManyJobsError,
+    UnsupportedFormatError,
+)
+from indexer.index import Index, validate_doc_id
+from indexer.parsers import parse_bytes
+from indexer.parsers.registry import is_supported, supported_suffixes
+from indexer.progress import ProgressEvent
+from indexer.store.jobs import JOB_STATUSES, Job, JobStatus, JobStore
+
+log = logging.getLogger(__name__)
+__all__ = ["JOB_STATUSES", "Job", "JobRunner", "JobStatus", "JobStore"]
+
+_PROGRESS_EVERY = 0.5  # seconds between progress writes: the ingest itself needs the writer
+_CHUNK = 1024 * 1024
+
+
+@dataclass
+class Upload:
+    """An upload saved under the store, checked and ready to become a job."""
+
+    path: Path
+    size: int
+
+
+class JobRunner:
+    """Runs the ingestion jobs of one Index on ``max_concurrent_jobs`` background threads."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.settings = index.settings
+        self.store = JobStore(index.catalog)
+        self.uploads = self.settings.store / "uploads"
+        self.uploads.mkdir(parents=True, exist_ok=True)
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._submit_lock = threading.Lock()
+        self._lock_file: IO[str] | None = None
+
+    # lifecycle -----------------------------------------------------------------------------
+    def start(self) -> dict[str, list[str]]:
+        """Take the store's service lock, recover after a crash and start the workers.
+
+        Returns:
+            ``{"interrupted": [...], "resumed": [...]}`` job ids.
+
+        Raises:
+            ConfigError: Another service already runs the jobs of this store.
+        """
+        fh = open(self.settings.store / "service.lock", "w")  # noqa: SIM115 - held while serving
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            fh.close()
+            raise ConfigError(
+                f"another Overstory service is using the store {self.settings.store}"
+            ) from exc
+        self._lock_file = fh
+        interrupted, queued = self.store.interrupt()
+        for job_id in interrupted:
+            log.warning("job %s was interrupted by a restart: marked failed (retryable)", job_id)
+        self._remove_stray_uploads()
+        for i in range(self.settings.max_concurrent_jobs):
+            t = threading.Thread(target=self._work, name=f"overstory-job-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        for job_id in queued:
+            self._queue.put(job_id)
+        return {"interrupted": interrupted, "resumed": queued}
+
+    def stop(self, *, timeout: float = 30.0) -> None:
+        """Stop taking jobs; wait up to ``timeout`` s for running ones (others stay queued).
+
+        A job still running after the timeout is abandoned with the process: the next start
+        reports it as interrupted.
+        """
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        for _ in self._threads:
+            self._queue.put(None)
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        self._threads = []
+        if self._lock_file is not None:
+            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+            self._lock_file.close()
+            self._lock_file = None
+
+    def _remove_stray_uploads(self) -> None:
+        kept = {
+            r[0]
+            for r in self.index.catalog.db.execute(
+                "SELECT upload FROM jobs WHERE upload IS NOT NULL"
+            )
+        }
+        for path in self.uploads.iterdir():
+            if str(path) not in kept:
+                path.unlink(missing_ok=True)
+
+    # submitting ------------------------------------------------------------------------------
+    def check_upload(self, *, doc_id: str, filename: str) -> None:
+        """Reject a bad name or type before reading the body.
+
+        Raises:
+            BadInputError: ``doc_id`` is absolute, contains ``..`` or control characters.
+            UnsupportedFormatError: No parser for the file name's extension.
+        """
+        validate_doc_id(doc_id)
+        if not is_supported(filename):
+            supported = ", ".join(sorted(s for s in supported_suffixes() if not s.endswith(".gz")))
+            raise UnsupportedFormatError(
+                f"unsupported file type for {filename!r} (supported: {supported}, and .gz)",
+                detail={"filename": filename},
+            )
+
+    def save_upload(self, chunks: Iterator[bytes]) -> Upload:
+        """Write an upload under the store, stopping at ``max_document_bytes``.
+
+        Raises:
+            TooLargeError: The upload is over the limit (nothing is kept).
+            BadInputError: The upload is empty.
+        """
+        limit = self.settings.max_document_bytes
+        path = self.uploads / f"incoming-{uuid.uuid4().hex}"
+        size = 0
+        try:
+            with open(path, "wb") as fh:
+                for chunk in chunks:
+                    size += len(chunk)
+                    if size > limit:
+                        raise TooLargeError(
+                            f"the upload is over the limit of {limit:,} bytes "
+                            "(setting max_document_bytes)",
+                            detail={"limit": limit},
+                        )
+                    fh.write(chunk)
+            if size == 0:
+                raise BadInputError("the uploaded file is empty")
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        return Upload(path=path, size=size)
+
+    def submit(self, upload: Upload, *, doc_id: str, filename: str) -> Job:
+        """Check that the upload parses, then queue it as a job.
+
+        Raises:
+            BadInputError: The file is empty, binary or corrupt (the upload is discarded).
+            TooManyJobsError: ``max_queued_jobs`` jobs are already waiting or running.
+        """
+        try:
+            self.check_upload(doc_id=doc_id, filename=filename)
+            parse_bytes(upload.path.read_bytes(), filename=filename)
+            with self._submit_lock:
+                self._check_capacity()
+                job_id = uuid.uuid4().hex
+                path = self.uploads / job_id
+                os.replace(upload.path, path)
+                job = self.store.create(
+                    job_id=job_id, doc_id=doc_id, filename=filename, upload=path, size=upload.size
+                )
+        except BaseException:
+            upload.path.unlink(missing_ok=True)
+            raise
+        self._queue.put(job.job_id)
+        return job
+
+    def retry(self, job_id: str) -> Job:
+        """Queue a failed job's kept upload again as a new job.
+
+        Raises:
+            NotFoundError: No such job.
+            ConflictError: The job is not failed, or its upload was not kept.
+            TooManyJobsError: Too many jobs are waiting.
+        """
+        old = self.store.get(job_id)
+        if old.status != "failed" or old.upload is None:
+            raise ConflictError(
+                f"job {job_id} cannot be retried: it is {old.status}"
+                + ("" if old.status != "failed" else " and its upload was not kept"),
+                detail={"job_id": job_id, "status": old.status},
+            )
+        with self._submit_lock:
+            self._check_capacity()
+            taken = self.store.take_upload(job_id)
+            if taken is None:
+                raise ConflictError(f"job {job_id} was already retried")
+            new_id = uuid.uuid4().hex
+            path = self.uploads / new_id
+            os.replace(taken, path)
+            job = self.store.create(
+                job_id=new_id,
+                doc_id=old.doc_id,
+                filename=old.filename,
+                upload=path,
+                size=old.size,
+                retry_of=job_id,
+            )
+        self._queue.put(job.job_id)
+        return job
+
+    def _check_capacity(self) -> None:
+        limit = self.settings.max_queued_jobs
+        if self.store.pending() >= limit:
+            raise TooManyJobsError(
+                f"{limit} ingestion jobs are already queued or running "
+                "(setting max_queued_jobs); retry later",
+                detail={"limit": limit},
+            )
+
+    # running -----------------------------------------------------------------------------------
+    def _work(self) -> None:
+        while True:
+            job_id = self._queue.get()
+            if job_id is None:
+                return
+            try:
+                self.run(job_id)
+            except Exception:  # a worker must survive anything one job does
+                log.exception("job %s: unexpected error in the runner", job_id)
+            finally:
+                self.index.catalog.close()
+
+    def run(self, job_id: str) -> None:
+        """Run one queued job to its end (done or failed)."""
+        if not self.store.start(job_id):
+            return
+        job = self.store.get(job_id)
+        tracker = _ProgressTracker(self.store, job_id)
+        try:
+            assert job.upload is not None
+            data = Path(job.upload).read_bytes()
+            report = self.index.ingest_bytes(
+                data, doc_id=job.doc_id, filename=job.filename, progress=tracker
+            )
+        except OverstoryError as exc:
+            # Bad input fails the same way again; anything else may succeed on a retry.
+            keep = not isinstance(exc, BadInputError)
+            self._fail(job, tracker, exc.to_body()["error"], keep_upload=keep)
+        except Exception as exc:
+            log.exception("job %s failed", job_id)
+            error = {"code": "internal", "message": f"ingest failed: {exc}", "detail": None}
+            self._fail(job, tracker, error, keep_upload=True)
+        else:
+            tracker.stage = "done"
+            self.store.finish(
+                job_id, status="done", progress=tracker.snapshot(), report=report.to_json()
+            )
+            self._discard(job.upload)
+
+    def _fail(
+        self, job: Job, tracker: _ProgressTracker, error: dict[str, Any], *, keep_upload: bool
+    ) -> None:
+        self.store.finish(
+            job.job_id,
+            status="failed",
+            progress=tracker.snapshot(),
+            error=error,
+            keep_upload=keep_upload,
+        )
+        if not keep_upload:
+            self._discard(job.upload)
+
+    @staticmethod
+    def _discard(upload: str | None) -> None:
+        if upload:
+            Path(upload).unlink(missing_ok=True)
+
+    def check_store(self) -> dict[str, Any]:
+        """:meth:`Index.check` at a quiescent point: waits for any running build to finish.
+
+        Mid-build, vectors of the unpublished build are stored but not yet referenced; holding
+        the store's writer lock makes the comparison exact (``consistent`` must be true).
+        """
+        with self.index._ingest_lock():
+            return self.index.check()
+
+    def wait(self, job_id: str, *, timeout: float = 600.0, poll: float = 0.1) -> Job:
+        """Block until a job is done or failed (for the CLI and tests)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            job = self.store.get(job_id)
+            if job.status in ("done", "failed") or time.monotonic() > deadline:
+                return job
+            time.sleep(poll)
+
+
+class _ProgressTracker:
+    """Turns the indexer's progress events into a job's progress JSON, written at a bounded rate."""
+
+    def __init__(self, store: JobStore, job_id: str) -> None:
+        self.store = store
+        self.job_id = job_id
+        self.stage = "starting"
+        self.stages: dict[str, dict[str, int]] = {}
+        self.summarizer_calls = 0
+        self.cache_hits = 0
+        self._written = 0.0
+
+    def __call__(self, ev: ProgressEvent) -> None:
+        changed = ev.stage != self.stage
+        self.stage = ev.stage
+        self.stages[ev.stage] = {"done": ev.done, "total": ev.total}
+        self.summarizer_calls = max(self.summarizer_calls, ev.summarizer_calls)
+        self.cache_hits = max(self.cache_hits, ev.cache_hits)
+        now = time.monotonic()
+        if changed or now - self._written >= _PROGRESS_EVERY:
+            self._written = now
+            # progress is advisory; the ingest must not fail for it
+            with contextlib.suppress(sqlite3.OperationalError):
+                self.store.set_progress(self.job_id, self.snapshot())
+
+    def snapshot(self) -> dict[str, Any]:
+        summarize = self.stages.get("summarize", {})
+        current = self.stages.get(self.stage, {})
+        return {
+            "stage": self.stage,
+            "done": current.get("done", 0),
+            "total": current.get("total", 0),
+            "nodes_done": summarize.get("done", 0),
+            "nodes_total": summarize.get("total", 0),
+            "summarizer_calls": self.summarizer_calls,
+            "cache_hits": self.cache_hits,
+            "stages": self.stages,
+        }

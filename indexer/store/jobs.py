@@ -1,0 +1,222 @@
+"""The ``jobs`` table: ingestion jobs as stored (the runner is :mod:`indexer.jobs`)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from indexer.errors import NotFoundError
+from indexer.store.catalog import Catalog
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "done", "failed")
+
+
+@dataclass
+class Job:
+    """One ingestion job as stored."""
+
+    job_id: str
+    doc_id: str
+    filename: str
+    size: int
+    status: JobStatus
+    progress: dict[str, Any]
+    report: dict[str, Any] | None
+    error: dict[str, Any] | None
+    retry_of: str | None
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+    upload: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The job as the HTTP API shows it."""
+        return {
+            "job_id": self.job_id,
+            "doc_id": self.doc_id,
+            "filename": self.filename,
+            "size": self.size,
+            "status": self.status,
+            "progress": self.progress,
+            "report": self.report,
+            "error": self.error,
+            "retry_of": self.retry_of,
+            "retryable": self.status == "failed" and self.upload is not None,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+        }
+
+
+def _job(row: sqlite3.Row) -> Job:
+    return Job(
+        job_id=row["job_id"],
+        doc_id=row["doc_id"],
+        filename=row["filename"],
+        size=row["size"],
+        status=row["status"],
+        progress=json.loads(row["progress"] or "{}"),
+        report=json.loads(row["report"]) if row["report"] else None,
+        error=json.loads(row["error"]) if row["error"] else None,
+        retry_of=row["retry_of"],
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        upload=row["upload"],
+    )
+
+
+class JobStore:
+    """The ``jobs`` table."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def create(
+        self,
+        *,
+        job_id: str,
+        doc_id: str,
+        filename: str,
+        upload: Path,
+        size: int,
+        retry_of: str | None = None,
+    ) -> Job:
+        """Record a new queued job."""
+        with self.catalog.write() as db:
+            db.execute(
+                "INSERT INTO jobs (job_id, doc_id, filename, upload, size, status, progress,"
+                " retry_of, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
+                (
+                    job_id,
+                    doc_id,
+                    filename,
+                    str(upload),
+                    size,
+                    json.dumps({"stage": "queued"}),
+                    retry_of,
+                    time.time(),
+                ),
+            )
+        return self.get(job_id)
+
+    def get(self, job_id: str) -> Job:
+        """One job, or NotFoundError."""
+        row = self.catalog.db.execute("SELECT * FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no job {job_id!r}", detail={"job_id": job_id})
+        return _job(row)
+
+    def recent(self, *, status: str | None = None, limit: int = 100) -> list[Job]:
+        """Jobs, newest first, optionally of one status."""
+        if status is not None:
+            rows = self.catalog.db.execute(
+                "SELECT * FROM jobs WHERE status = ? ORDER BY created_at DESC LIMIT ?",
+                (status, limit),
+            )
+        else:
+            rows = self.catalog.db.execute(
+                "SELECT * FROM jobs ORDER BY created_at DESC LIMIT ?", (limit,)
+            )
+        return [_job(r) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Number of jobs by status (every status present)."""
+        out: dict[str, int] = dict.fromkeys(JOB_STATUSES, 0)
+        for r in self.catalog.db.execute("SELECT status, COUNT(*) FROM jobs GROUP BY status"):
+            out[r[0]] = int(r[1])
+        return out
+
+    def pending(self) -> int:
+        """Jobs queued or running."""
+        row = self.catalog.db.execute(
+            "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')"
+        ).fetchone()
+        return int(row[0])
+
+    def queued_ids(self) -> list[str]:
+        """Queued jobs, oldest first."""
+        rows = self.catalog.db.execute(
+            "SELECT job_id FROM jobs WHERE status = 'queued' ORDER BY created_at"
+        )
+        return [r[0] for r in rows]
+
+    def start(self, job_id: str) -> bool:
+        """Mark a queued job running; False when it is not queued any more."""
+        with self.catalog.write() as db:
+            cur = db.execute(
+                "UPDATE jobs SET status = 'running', started_at = ?, progress = ?"
+                " WHERE job_id = ? AND status = 'queued'",
+                (time.time(), json.dumps({"stage": "starting"}), job_id),
+            )
+        return cur.rowcount == 1
+
+    def set_progress(self, job_id: str, progress: dict[str, Any]) -> None:
+        """Store a running job's progress."""
+        with self.catalog.write() as db:
+            db.execute(
+                "UPDATE jobs SET progress = ? WHERE job_id = ? AND status = 'running'",
+                (json.dumps(progress), job_id),
+            )
+
+    def finish(
+        self,
+        job_id: str,
+        *,
+        status: JobStatus,
+        progress: dict[str, Any],
+        report: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+        keep_upload: bool = False,
+    ) -> None:
+        """Mark a job done or failed; ``keep_upload`` keeps the file for a retry."""
+        with self.catalog.write() as db:
+            db.execute(
+                "UPDATE jobs SET status = ?, progress = ?, report = ?, error = ?,"
+                " finished_at = ?, upload = CASE WHEN ? THEN upload ELSE NULL END"
+                " WHERE job_id = ?",
+                (
+                    status,
+                    json.dumps(progress),
+                    json.dumps(report) if report is not None else None,
+                    json.dumps(error) if error is not None else None,
+                    time.time(),
+                    keep_upload,
+                    job_id,
+                ),
+            )
+
+    def take_upload(self, job_id: str) -> str | None:
+        """Detach a failed job's kept upload (a retry takes it over)."""
+        with self.catalog.write() as db:
+            row = db.execute(
+                "SELECT upload FROM jobs WHERE job_id = ? AND status = 'failed'", (job_id,)
+            ).fetchone()
+            if row is None or row[0] is None:
+                return None
+            db.execute("UPDATE jobs SET upload = NULL WHERE job_id = ?", (job_id,))
+            return str(row[0])
+
+    def interrupt(self) -> tuple[list[str], list[str]]:
+        """After a crash: fail jobs left running; return them and the jobs still queued."""
+        with self.catalog.write() as db:
+            running = [r[0] for r in db.execute("SELECT job_id FROM jobs WHERE status = 'running'")]
+            for job_id in running:
+                error = {
+                    "code": "interrupted",
+                    "message": "the server stopped while this job was running; retry it "
+                    f"(POST /v1/jobs/{job_id}/retry) or upload again: work already done is "
+                    "reused",
+                    "detail": None,
+                }
+                db.execute(
+                    "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?"
+                    " WHERE job_id = ?",
+                    (json.dumps(error), time.time(), job_id),
+                )
+        return running, self.queued_ids()
