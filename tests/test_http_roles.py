@@ -65,6 +65,7 @@ TABLE: list[Call] = [
     Call("GET", "/v1/documents", "reader", _path("/v1/documents"), (200,)),
     Call("POST", "/v1/documents", "editor", _upload, (202,)),
     Call("GET", "/v1/documents/{doc_id}/tree", "reader", _path("/v1/documents/{doc}/tree"), (200,)),
+    Call("GET", "/v1/documents/{doc_id}/diff", "reader", _path("/v1/documents/{doc}/diff"), (200,)),
     Call("DELETE", "/v1/documents/{doc_id}", "editor", _path("/v1/documents/no-such.md"), (404,)),
     Call("GET", "/v1/nodes/{node_id}", "reader", _path("/v1/nodes/{node}"), (200,)),
     Call("GET", "/v1/jobs", "editor", _path("/v1/jobs"), (200,)),

@@ -1,8 +1,8 @@
 """Documents: upload (→ an ingestion job), list, delete, browse a tree.
 
 ``doc_id`` contains slashes (``pump/pump-x200.md``), so the routes take it as a ``path``
-parameter and the tree route is declared first: ``/v1/documents/{doc_id}/tree`` is the tree of
-``doc_id``.
+parameter and the tree and diff routes are declared first: ``/v1/documents/{doc_id}/tree`` is
+the tree of ``doc_id``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, Annotated, Any
 
-from fastapi import APIRouter, File, Form, Response, UploadFile
+from fastapi import APIRouter, File, Form, Query, Response, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -18,6 +18,7 @@ from api.deps import EditorDep, IndexDep, ReaderDep, RunnerDep
 from api.models import errors
 from api.routes.jobs import JobCreatedPublic
 from api.routes.nodes import TreeNodePublic
+from indexer.diff import diff_revisions
 from indexer.errors import InvalidRequestError
 
 router = APIRouter(prefix="/v1", tags=["documents"])
@@ -118,6 +119,49 @@ async def list_documents(index: IndexDep, _: ReaderDep) -> DocumentsPublic:
 async def document_tree(doc_id: str, index: IndexDep, _: ReaderDep) -> Any:
     """The served revision's tree: headings or clusters with summaries, down to passages."""
     return await run_in_threadpool(index.tree, doc_id)
+
+
+class SectionChangePublic(BaseModel):
+    """One section that differs between two revisions."""
+
+    change: str = Field(description="added | removed | moved | changed")
+    heading_path: list[str]
+    old_heading_path: list[str] | None = None
+    pages: list[int] | None = None
+    diff: str | None = Field(None, description="Unified diff by sentence, or the section's text.")
+
+
+class DiffPublic(BaseModel):
+    """``GET /v1/documents/{doc_id}/diff``."""
+
+    doc_id: str
+    from_: str = Field(alias="from", serialization_alias="from")
+    to: str
+    summary: dict[str, int]
+    changes: list[SectionChangePublic]
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+@router.get(
+    "/documents/{doc_id:path}/diff",
+    response_model=DiffPublic,
+    response_model_by_alias=True,
+    responses=errors(401, 403, 404),
+    summary="What changed between two revisions of a document",
+)
+async def document_diff(
+    doc_id: str,
+    index: IndexDep,
+    _: ReaderDep,
+    from_: Annotated[str | None, Query(alias="from", description="Older revision.")] = None,
+    to: Annotated[str | None, Query(description="Newer revision (hash or prefix).")] = None,
+) -> Any:
+    """Sections added, removed, moved and changed; default: the last two revisions."""
+    result = await run_in_threadpool(
+        diff_revisions, index.catalog, doc_id, from_revision=from_, to_revision=to
+    )
+    return result.to_json()
 
 
 @router.delete(
