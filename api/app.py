@@ -9,6 +9,7 @@ FastAPI's validation errors as 422, Starlette's 404/405 and anything unexpected 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 from collections.abc import AsyncIterator
@@ -22,10 +23,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.deps import QueryLimitsDep, require_reader
+from api.deps import QueryLimitsDep, require_auditor, require_reader
 from api.metrics import Metrics
 from api.middleware import BODY_TOO_LARGE, ServiceMiddleware, too_large_error
 from api.models import AUTH_ERRORS
+from indexer.audit import warm_lint
 from indexer.errors import ConfigError, OverstoryError
 from indexer.index import Index
 from indexer.jobs import JobRunner
@@ -68,6 +70,7 @@ def create_app(settings: Settings, *, index: Index | None = None) -> FastAPI:
             "without API keys (use a loopback host or auth 'keys')"
         )
     index = index if index is not None else Index(settings)
+    index.on_publish.append(functools.partial(warm_lint, index.catalog))
     runner = JobRunner(index)
     keys = KeyStore(index.catalog)
     metrics = Metrics()
@@ -120,13 +123,15 @@ def create_app(settings: Settings, *, index: Index | None = None) -> FastAPI:
 
 
 def _include_routers(app: FastAPI) -> None:
-    from api.routes import documents, health, jobs, keys, nodes
+    from api.routes import audit, audit_page, documents, health, jobs, keys, nodes
 
     app.include_router(health.router)
     app.include_router(documents.router)
     app.include_router(nodes.router)
     app.include_router(jobs.router)
     app.include_router(keys.router)
+    app.include_router(audit.router, dependencies=[Depends(require_auditor)])
+    app.include_router(audit_page.router)  # the static page: no key (its API calls need one)
     for name in OPTIONAL_READER_ROUTERS:
         try:
             module = importlib.import_module(name)

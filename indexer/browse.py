@@ -7,6 +7,7 @@ import sqlite3
 from typing import Any
 
 from indexer.errors import NotFoundError
+from indexer.reviews import review_states
 from indexer.store.catalog import Catalog
 from indexer.treeview import node_json
 
@@ -37,10 +38,11 @@ def node_detail(
     passages, total = _covered(catalog, row, limit=passages_limit, offset=passages_offset)
     rows = [row, *([parent] if parent else []), *children, *passages]
     summaries = _summaries(catalog, [r["summary_key"] for r in rows if r["summary_key"]])
+    reviews = review_states(catalog, rows)
 
     def view(r: sqlite3.Row) -> dict[str, Any]:
         return {
-            **node_json(r, summaries.get(r["summary_key"])),
+            **node_json(r, summaries.get(r["summary_key"]), reviews.get(r["node_id"])),
             "doc_id": r["doc_id"],
             "parent_id": r["parent_id"],
         }

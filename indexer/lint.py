@@ -79,7 +79,8 @@ def _content_words(sentence: str) -> set[str]:
 
 
 def _numbers(text: str) -> set[str]:
-    return {m.group(0).replace(",", ".") for m in _UNITLESS.finditer(text)}
+    # Signs are dropped: "PX-200" and "E-12" are part numbers and codes, not negative values.
+    return {m.group(0).replace(",", ".").lstrip("+-±") for m in _UNITLESS.finditer(text)}
 
 
 def lint_summary(summary: str, sources: list[str]) -> list[LintFlag]:
@@ -98,8 +99,8 @@ def lint_summary(summary: str, sources: list[str]) -> list[LintFlag]:
     source_numbers = _numbers(source)
     for match in _NUMBER.finditer(summary):
         number = _UNITLESS.match(match.group(0).lstrip("±+"))
-        value = (number.group(0) if number else match.group(0)).replace(",", ".").lstrip("+")
-        if value and value not in source_numbers and value.lstrip("-") not in source_numbers:
+        value = (number.group(0) if number else match.group(0)).replace(",", ".").lstrip("+-±")
+        if value and value not in source_numbers:
             flags.append(
                 LintFlag(
                     "number",

@@ -6,11 +6,14 @@ import json
 import sqlite3
 from typing import Any
 
+from indexer.reviews import ReviewState, apply_review, review_states
 from indexer.store.catalog import Catalog
 
 
-def node_json(row: sqlite3.Row, summary: sqlite3.Row | None) -> dict[str, Any]:
-    """One node without its children."""
+def node_json(
+    row: sqlite3.Row, summary: sqlite3.Row | None, review: ReviewState | None = None
+) -> dict[str, Any]:
+    """One node without its children; an inner node's expert review applied (see ``reviews``)."""
     pages = [row["page_start"], row["page_end"]] if row["page_start"] is not None else None
     out: dict[str, Any] = {
         "node_id": row["node_id"],
@@ -39,6 +42,7 @@ def node_json(row: sqlite3.Row, summary: sqlite3.Row | None) -> dict[str, Any]:
         }
         if row["covers"]:
             out["covers"]["ids"] = json.loads(row["covers"])
+        apply_review(out, review)
     return out
 
 
@@ -47,10 +51,11 @@ def tree_json(catalog: Catalog, build_id: int) -> dict[str, Any]:
     rows = catalog.nodes_of_build(build_id)
     keys = [r["summary_key"] for r in rows if r["summary_key"]]
     summaries = _summary_rows(catalog, keys)
+    reviews = review_states(catalog, rows)
     by_id: dict[str, dict[str, Any]] = {}
     root: dict[str, Any] | None = None
     for r in rows:
-        node = node_json(r, summaries.get(r["summary_key"]))
+        node = node_json(r, summaries.get(r["summary_key"]), reviews.get(r["node_id"]))
         node["children"] = []
         by_id[r["node_id"]] = node
         if r["parent_id"] is None:

@@ -56,6 +56,10 @@ def _select(svc: Service, ctx: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/v1/select", {"json": {"k": 3}}
 
 
+def _review(svc: Service, ctx: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    return f"/v1/nodes/{ctx['node']}/review", {"json": {"status": "approved", "note": "roles"}}
+
+
 TABLE: list[Call] = [
     Call("GET", "/healthz", None, _path("/healthz"), (200,)),
     Call("GET", "/metrics", None, _path("/metrics"), (200,)),
@@ -74,6 +78,9 @@ TABLE: list[Call] = [
     Call("POST", "/v1/keys", "admin", _new_key, (201,)),
     Call("GET", "/v1/keys", "admin", _path("/v1/keys"), (200,)),
     Call("DELETE", "/v1/keys/{key_id}", "admin", _revoke_throwaway, (200,)),
+    Call("GET", "/v1/audit/queue", "auditor", _path("/v1/audit/queue"), (200,)),
+    Call("POST", "/v1/nodes/{node_id}/review", "auditor", _review, (201,)),
+    Call("GET", "/v1/audit/log", "auditor", _path("/v1/audit/log"), (200,)),
     # Routes of the retriever issue: checked when they are served.
     Call("POST", "/v1/query", "reader", _query, (200,)),
     Call("POST", "/v1/select", "reader", _select, (200,)),

@@ -47,3 +47,10 @@ def test_unsupported_absolute_is_flagged() -> None:
 
 def test_number_formats_match() -> None:
     assert kinds("Lubricate the bearings every 2,000 operating hours.") == []
+
+
+def test_part_numbers_and_codes_are_not_invented_numbers() -> None:
+    source = ["Order seal kit PX-2041-S when alarm E-12 appears."]
+    assert lint_summary("Seal kit PX-2041-S is ordered when alarm E-12 appears.", source) == []
+    flags = lint_summary("Seal kit PX-2042-S is ordered when alarm E-12 appears.", source)
+    assert [f.kind for f in flags] == ["number"]

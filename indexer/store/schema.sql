@@ -94,3 +94,52 @@ CREATE TABLE IF NOT EXISTS api_keys (
     last_used_at REAL,
     revoked_at   REAL
 );
+
+-- Expert reviews of summaries (indexer/reviews.py, indexer/audit.py), keyed by document and node
+-- hash: a review holds while the source text below the node is unchanged. Rows are only ever
+-- added; the latest row of a (doc_id, node_hash) is that node's review. flags: JSON lint flags
+-- of the text reviewed (the correction for status 'corrected').
+CREATE TABLE IF NOT EXISTS reviews (
+    review_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_id         TEXT NOT NULL,
+    node_hash      TEXT NOT NULL,
+    node_id        TEXT NOT NULL,
+    heading_path   TEXT NOT NULL,
+    level          TEXT NOT NULL,
+    summary_key    TEXT,
+    status         TEXT NOT NULL CHECK (status IN ('approved', 'corrected', 'rejected')),
+    corrected_text TEXT,
+    note           TEXT,
+    reviewer       TEXT NOT NULL,
+    flags          TEXT NOT NULL DEFAULT '[]',
+    created_at     REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS reviews_node ON reviews (doc_id, node_hash, review_id);
+CREATE INDEX IF NOT EXISTS reviews_place ON reviews (doc_id, level, heading_path);
+
+-- Who reviewed what, when: append-only (the triggers refuse updates and deletes).
+CREATE TABLE IF NOT EXISTS audit_log (
+    entry_id  INTEGER PRIMARY KEY AUTOINCREMENT,
+    at        REAL NOT NULL,
+    actor     TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    doc_id    TEXT NOT NULL,
+    node_id   TEXT,
+    node_hash TEXT,
+    review_id INTEGER,
+    detail    TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS audit_log_doc ON audit_log (doc_id, entry_id);
+CREATE TRIGGER IF NOT EXISTS audit_log_no_update BEFORE UPDATE ON audit_log
+BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_log_no_delete BEFORE DELETE ON audit_log
+BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+-- Lint flags of a stored summary (indexer/audit.py), computed lazily. inputs: a hash of the
+-- expert corrections among the node's children, which change what the summary is checked against.
+CREATE TABLE IF NOT EXISTS lint_flags (
+    summary_key TEXT PRIMARY KEY,
+    inputs      TEXT NOT NULL,
+    flags       TEXT NOT NULL,
+    created_at  REAL NOT NULL
+);

@@ -1,0 +1,238 @@
+"""The audit workflow over HTTP: the queue, a review of one node's summary, the audit log."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from api.deps import AuditorDep, IndexDep
+from api.models import errors
+from api.routes.nodes import CoversPublic, SummarizerPublic
+from indexer.audit import MAX_CORRECTION_CHARS, MAX_NOTE_CHARS, MAX_QUEUE_PAGE, audit_log, queue
+from indexer.audit import review as record_review
+
+router = APIRouter(prefix="/v1", tags=["audit"])
+
+QueueStatus = Literal["pending", "approved", "corrected", "rejected", "all"]
+ReviewStatus = Literal["approved", "corrected", "rejected"]
+
+
+class FlagPublic(BaseModel):
+    """One lint flag: a problem found in a summary against its source."""
+
+    kind: str = Field(description="condition, negation, number or absolute.")
+    message: str
+    summary_text: str = Field(description="The offending part of the summary.")
+    source_text: str | None = Field(description="The source sentence it misrepresents, if any.")
+
+
+class ReviewPublic(BaseModel):
+    """A stored review. Reviews hold per document and node hash (the source below the node)."""
+
+    review_id: int
+    doc_id: str
+    node_id: str = Field(description="The node reviewed (ids change with every build).")
+    node_hash: str
+    heading_path: list[str]
+    level: str
+    summary_key: str | None
+    status: ReviewStatus
+    corrected_text: str | None = Field(description="The expert's summary, if corrected.")
+    note: str | None
+    reviewer: str
+    flags: list[FlagPublic] = Field(description="Lint flags of the text reviewed.")
+    created_at: float
+
+
+class ServedReviewPublic(BaseModel):
+    """The review that applies to a node's summary as served."""
+
+    model_config = ConfigDict(extra="allow")
+
+    status: ReviewStatus
+    reviewer: str
+    review_id: int
+    reviewed_at: float
+    note: str | None
+    corrected: bool = Field(description="The summary served is the expert's correction.")
+    machine_summary: str | None = None
+    machine_summarizer: SummarizerPublic | None = None
+
+
+class QueueNodePublic(BaseModel):
+    """A summarized node as the auditor sees it (its summary as served)."""
+
+    node_id: str
+    doc_id: str
+    revision: str
+    level: str
+    title: str | None
+    heading_path: list[str]
+    pages: list[int | None] | None
+    char_start: int
+    char_end: int
+    hash: str
+    summary: str | None
+    summarizer: SummarizerPublic | None
+    covers: CoversPublic | None
+    review: ServedReviewPublic | None
+
+
+class SourcesPublic(BaseModel):
+    """The passages a summary covers; ``href`` shows the node with them."""
+
+    passages: int
+    first: str | None
+    last: str | None
+    href: str
+
+
+class QueueItemPublic(BaseModel):
+    """One summary to audit."""
+
+    node: QueueNodePublic
+    status: Literal["pending", "approved", "corrected", "rejected"]
+    flags: list[FlagPublic]
+    review: ReviewPublic | None = Field(
+        description="The latest review of the node (for a stale node: the one of the old source)."
+    )
+    stale: bool = Field(description="The source changed since the node was reviewed.")
+    reason: str | None = Field(description="Why a reviewed node is pending again.")
+    sources: SourcesPublic
+
+
+class QueuePublic(BaseModel):
+    """``GET /v1/audit/queue``: stale first, then by lint flags, top levels, document order."""
+
+    items: list[QueueItemPublic]
+    total: int
+    limit: int
+    offset: int
+    status: QueueStatus
+    counts: dict[str, int] = Field(description="Nodes by status (and stale) before filtering.")
+
+
+class ReviewCreate(BaseModel):
+    """A verdict on a summary. ``text`` is the correction, for status ``corrected`` only."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: ReviewStatus
+    text: str | None = Field(None, max_length=MAX_CORRECTION_CHARS)
+    note: str | None = Field(None, max_length=MAX_NOTE_CHARS)
+
+
+class ReviewedNodePublic(BaseModel):
+    """The node as served after the review."""
+
+    model_config = ConfigDict(extra="allow")
+
+    node_id: str
+    doc_id: str
+    level: str
+    heading_path: list[str]
+    summary: str | None
+    summarizer: SummarizerPublic | None
+    review: ServedReviewPublic | None
+
+
+class ReviewResultPublic(BaseModel):
+    """``POST /v1/nodes/{node_id}/review``."""
+
+    review: ReviewPublic
+    flags: list[FlagPublic] = Field(
+        description="Lint flags of the summary now served (the correction's, if corrected)."
+    )
+    node: ReviewedNodePublic
+
+
+class LogEntryPublic(BaseModel):
+    """One audit log entry."""
+
+    entry_id: int
+    at: float
+    actor: str
+    action: str
+    doc_id: str
+    node_id: str | None
+    node_hash: str | None
+    review_id: int | None
+    detail: dict[str, Any]
+
+
+class AuditLogPublic(BaseModel):
+    """``GET /v1/audit/log``, newest first."""
+
+    entries: list[LogEntryPublic]
+    total: int
+    limit: int
+    offset: int
+
+
+@router.get(
+    "/audit/queue",
+    response_model=QueuePublic,
+    responses=errors(401, 403, 404, 422),
+    summary="Summaries to audit, most urgent first",
+)
+async def get_queue(
+    index: IndexDep,
+    _: AuditorDep,
+    doc_id: Annotated[list[str] | None, Query(description="Only these documents.")] = None,
+    status: QueueStatus = "pending",
+    limit: Annotated[int, Query(ge=1, le=MAX_QUEUE_PAGE)] = 20,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> QueuePublic:
+    """The served summaries to audit: stale reviews first, then the most serious lint flags,
+    then top levels, then document order."""
+    result = await run_in_threadpool(
+        queue, index.catalog, doc_ids=doc_id, status=status, limit=limit, offset=offset
+    )
+    return QueuePublic.model_validate(result)
+
+
+@router.post(
+    "/nodes/{node_id}/review",
+    response_model=ReviewResultPublic,
+    status_code=201,
+    responses=errors(401, 403, 404, 409, 422),
+    summary="Approve, correct or reject a node's summary",
+)
+async def post_review(
+    node_id: str, body: ReviewCreate, index: IndexDep, principal: AuditorDep
+) -> ReviewResultPublic:
+    """Record a review; a correction becomes the node's served summary and is linted."""
+    result = await run_in_threadpool(
+        lambda: record_review(
+            index.catalog,
+            node_id,
+            status=body.status,
+            corrected_text=body.text,
+            note=body.note,
+            reviewer=principal.name or principal.key_id,
+        )
+    )
+    return ReviewResultPublic.model_validate(result)
+
+
+@router.get(
+    "/audit/log",
+    response_model=AuditLogPublic,
+    responses=errors(401, 403, 422),
+    summary="Who reviewed what, newest first",
+)
+async def get_log(
+    index: IndexDep,
+    _: AuditorDep,
+    doc_id: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_QUEUE_PAGE)] = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> AuditLogPublic:
+    """The audit log (append-only), optionally of one document."""
+    result = await run_in_threadpool(
+        audit_log, index.catalog, doc_id=doc_id, limit=limit, offset=offset
+    )
+    return AuditLogPublic.model_validate(result)

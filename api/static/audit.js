@@ -1,0 +1,481 @@
+// Overstory audit page: plain JavaScript, no dependencies. Every data call goes to /v1 with
+// the API key the auditor entered (kept in sessionStorage, i.e. for this tab only). Text from
+// the service is always inserted as text (textContent), never as HTML.
+"use strict";
+
+(function () {
+  const KEY_STORAGE = "overstory.apiKey";
+  const PAGE = 20;
+  const WORD = /[\p{L}\p{N}]/u;
+  const FLAG_NAMES = {
+    condition: "dropped condition",
+    negation: "dropped negation",
+    number: "number not in the source",
+    absolute: "unsupported absolute",
+  };
+
+  const state = { items: [], offset: 0, total: 0, current: null, detail: null };
+  const $ = (id) => document.getElementById(id);
+
+  // --- API ---------------------------------------------------------------------------------
+  class ApiError extends Error {
+    constructor(status, body) {
+      const err = (body && body.error) || {};
+      super(err.message || `HTTP ${status}`);
+      this.status = status;
+      this.code = err.code;
+      this.detail = err.detail;
+    }
+  }
+
+  async function api(path, options = {}) {
+    const key = sessionStorage.getItem(KEY_STORAGE);
+    const headers = { Accept: "application/json", Authorization: `Bearer ${key}` };
+    if (options.body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(path, {
+      method: options.method || "GET",
+      headers,
+      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+      credentials: "omit",
+      cache: "no-store",
+    });
+    let body = null;
+    try {
+      body = await response.json();
+    } catch (_) {
+      body = null;
+    }
+    if (!response.ok) {
+      const error = new ApiError(response.status, body);
+      if (response.status === 401) signOut(error.message);
+      throw error;
+    }
+    return body;
+  }
+
+  // --- helpers -----------------------------------------------------------------------------
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "className") node.className = value;
+      else if (name === "text") node.textContent = value;
+      else node.setAttribute(name, value === true ? "" : String(value));
+    }
+    for (const child of children) {
+      if (child === null || child === undefined) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function say(message) {
+    $("status").textContent = message;
+  }
+
+  function pagesText(pages) {
+    if (!pages || pages[0] === null || pages[0] === undefined) return "";
+    return pages[0] === pages[1] ? `p. ${pages[0]}` : `pp. ${pages[0]}–${pages[1]}`;
+  }
+
+  function pathText(node) {
+    return node.heading_path && node.heading_path.length
+      ? node.heading_path.join(" › ")
+      : node.title || "(untitled)";
+  }
+
+  function flagCounts(flags) {
+    const counts = new Map();
+    for (const flag of flags) counts.set(flag.kind, (counts.get(flag.kind) || 0) + 1);
+    return counts;
+  }
+
+  function flagChips(flags) {
+    const box = el("span", { className: "chips" });
+    if (!flags.length) {
+      box.append(el("span", { className: "chip flag-none", text: "no lint flags" }));
+      return box;
+    }
+    const ordered = ["condition", "negation", "number", "absolute"];
+    const counts = flagCounts(flags);
+    for (const kind of ordered) {
+      if (!counts.has(kind)) continue;
+      box.append(" ", el("span", {
+        className: `chip flag-${kind}`,
+        text: `${counts.get(kind)} × ${FLAG_NAMES[kind] || kind}`,
+      }));
+    }
+    return box;
+  }
+
+  // Text with every occurrence of the needles marked; built from text nodes only.
+  function highlighted(text, needles) {
+    const ranges = [];
+    const lower = text.toLowerCase();
+    for (const needle of needles) {
+      const wanted = (needle.text || "").trim();
+      if (wanted.length < 1) continue;
+      let from = 0;
+      for (;;) {
+        const at = lower.indexOf(wanted.toLowerCase(), from);
+        if (at < 0) break;
+        from = at + wanted.length;
+        // Whole words only: a flagged "50" is not the end of "3,550".
+        if (WORD.test(wanted[0]) && WORD.test(text[at - 1] || "")) continue;
+        if (WORD.test(wanted[wanted.length - 1]) && WORD.test(text[from] || "")) continue;
+        ranges.push({ start: at, end: from, kind: needle.kind, title: needle.title });
+      }
+    }
+    ranges.sort((a, b) => a.start - b.start || b.end - a.end);
+    const fragment = document.createDocumentFragment();
+    let pos = 0;
+    for (const range of ranges) {
+      if (range.start < pos) continue; // overlaps an earlier mark
+      fragment.append(text.slice(pos, range.start));
+      fragment.append(el("mark", { className: range.kind, title: range.title },
+        text.slice(range.start, range.end)));
+      pos = range.end;
+    }
+    fragment.append(text.slice(pos));
+    return fragment;
+  }
+
+  // --- sign in -----------------------------------------------------------------------------
+  function signOut(message) {
+    sessionStorage.removeItem(KEY_STORAGE);
+    $("workspace").hidden = true;
+    $("forget-key").hidden = true;
+    $("key-panel").hidden = false;
+    $("key-error").textContent = message || "";
+    $("api-key").value = "";
+    $("api-key").focus();
+  }
+
+  async function signIn() {
+    $("key-panel").hidden = true;
+    $("forget-key").hidden = false;
+    $("workspace").hidden = false;
+    $("workspace").classList.add("detail-closed");
+    try {
+      await loadDocuments();
+      await loadQueue();
+    } catch (error) {
+      if (error.status === 403) {
+        signOut(`This key may not audit: ${error.message}`);
+      } else if (error.status !== 401) {
+        say(`Could not load the queue: ${error.message}`);
+      }
+    }
+  }
+
+  // --- the queue ---------------------------------------------------------------------------
+  async function loadDocuments() {
+    const select = $("filter-doc");
+    const chosen = select.value;
+    const body = await api("/v1/documents");
+    while (select.options.length > 1) select.remove(1);
+    for (const doc of body.documents) {
+      select.append(el("option", { value: doc.doc_id, text: doc.doc_id }));
+    }
+    select.value = chosen;
+  }
+
+  async function loadQueue() {
+    const params = new URLSearchParams({
+      status: $("filter-status").value,
+      limit: String(PAGE),
+      offset: String(state.offset),
+    });
+    if ($("filter-doc").value) params.append("doc_id", $("filter-doc").value);
+    say("Loading the queue…");
+    const body = await api(`/v1/audit/queue?${params}`);
+    state.items = body.items;
+    state.total = body.total;
+    renderQueue(body);
+    say("");
+  }
+
+  function renderQueue(body) {
+    const list = $("queue-list");
+    list.replaceChildren();
+    const c = body.counts;
+    const shown = body.status === "all" ? "summaries" : body.status;
+    $("queue-summary").textContent =
+      `Showing ${body.total} ${shown}. In all: ${c.pending} pending (${c.stale} stale), ` +
+      `${c.corrected} corrected, ${c.approved} approved, ${c.rejected} rejected.`;
+    body.items.forEach((item, i) => list.append(el("li", {}, queueButton(item, i))));
+    if (!body.items.length) list.append(el("li", { className: "meta", text: "Nothing to show." }));
+    const last = Math.min(state.offset + body.items.length, body.total);
+    $("page-info").textContent = body.total ? `${state.offset + 1}–${last} of ${body.total}` : "";
+    $("prev-page").disabled = state.offset === 0;
+    $("next-page").disabled = last >= body.total;
+  }
+
+  function queueButton(item, index) {
+    const node = item.node;
+    const head = el("span", { className: "item-head" },
+      el("span", { className: "badge level", text: node.level }),
+      el("span", { className: `badge status-${item.status}`, text: item.status }),
+      item.stale ? el("span", { className: "badge stale", text: "source changed — re-check" }) : null,
+      flagChips(item.flags));
+    const where = [node.doc_id, pagesText(node.pages)].filter(Boolean).join(", ");
+    const excerpt = (node.summary || "").replace(/\s+/g, " ");
+    const button = el("button", {
+      type: "button",
+      className: "queue-item",
+      "data-node-id": node.node_id,
+      "data-index": index,
+      "aria-current": state.current && state.current.node.node_id === node.node_id ? "true" : null,
+    },
+      head,
+      el("span", { className: "item-path", text: pathText(node) }),
+      el("span", { className: "meta", text: where }),
+      el("span", { className: "item-excerpt" },
+        el("span", { className: "label-summary item-label", text: "Summary — not a quote" }), " ",
+        excerpt.length > 220 ? `${excerpt.slice(0, 220)}…` : excerpt));
+    button.addEventListener("click", () => openItem(state.items[index]));
+    return button;
+  }
+
+  // --- one node ----------------------------------------------------------------------------
+  async function openItem(item) {
+    state.current = item;
+    document.querySelectorAll(".queue-item").forEach((b) => {
+      if (b.dataset.nodeId === item.node.node_id) b.setAttribute("aria-current", "true");
+      else b.removeAttribute("aria-current");
+    });
+    say("Loading the node and its sources…");
+    let detail;
+    try {
+      detail = await api(`/v1/nodes/${encodeURIComponent(item.node.node_id)}?passages_limit=200`);
+    } catch (error) {
+      say(`Could not open the node: ${error.message}`);
+      return;
+    }
+    renderDetail(item, detail);
+    say("");
+    $("detail-title").focus();
+  }
+
+  function renderDetail(item, detail) {
+    const node = detail.node;
+    state.detail = detail;
+    $("workspace").classList.remove("detail-closed");
+    $("detail-panel").hidden = false;
+    $("detail-title").textContent = pathText(node);
+    renderMeta(item);
+    renderSummary(node, item.flags);
+    renderReview(item);
+    renderPassages(detail, item.flags);
+    $("correction-box").hidden = true;
+    $("review-result").replaceChildren();
+    $("review-note").value = "";
+  }
+
+  function renderMeta(item) {
+    const node = state.detail.node;
+    $("detail-meta").textContent = [
+      `${node.level} of ${node.doc_id}`,
+      pagesText(node.pages),
+      `revision ${(node.revision || "").slice(0, 12)}`,
+      `status: ${item.status}`,
+    ].filter(Boolean).join(" · ");
+    const reason = $("detail-reason");
+    reason.hidden = !item.reason;
+    reason.textContent = item.reason || "";
+  }
+
+  function flagNeedles(flags) {
+    return flags.map((f) => ({ text: f.summary_text, kind: `flag-${f.kind}`, title: f.message }));
+  }
+
+  function renderSummary(node, flags) {
+    $("detail-summary").replaceChildren(highlighted(node.summary || "", flagNeedles(flags)));
+    const s = node.summarizer;
+    const review = node.review;
+    if (review && review.corrected) {
+      $("detail-summarizer").textContent =
+        `Corrected by ${review.reviewer} (review ${review.review_id}).`;
+      $("machine-summary").hidden = false;
+      $("machine-summary-text").textContent = review.machine_summary || "";
+    } else {
+      $("detail-summarizer").textContent = s ? `Written by ${s.backend} / ${s.model}.` : "";
+      $("machine-summary").hidden = true;
+    }
+    const list = $("detail-flags");
+    list.replaceChildren();
+    if (!flags.length) list.append(el("li", { text: "No lint flags." }));
+    for (const flag of flags) {
+      list.append(el("li", {},
+        el("span", { className: `chip flag-${flag.kind}`, text: FLAG_NAMES[flag.kind] || flag.kind }),
+        " ", flag.message,
+        flag.source_text ? el("span", { className: "flag-source", text: `Source: “${flag.source_text}”` }) : null));
+    }
+  }
+
+  function renderReview(item) {
+    const box = $("detail-review");
+    box.replaceChildren();
+    const review = item.review;
+    if (!review) return;
+    const when = new Date(review.created_at * 1000).toLocaleString();
+    box.append(el("p", {},
+      el("strong", { text: item.stale ? "Earlier review (of the old source): " : "Latest review: " }),
+      `${review.status} by ${review.reviewer}, ${when}.`,
+      review.note ? ` Note: ${review.note}` : ""));
+    if (review.corrected_text && item.stale) {
+      box.append(el("p", { className: "meta", text: `Earlier correction: ${review.corrected_text}` }));
+    }
+  }
+
+  function renderPassages(detail, flags) {
+    const list = $("detail-passages");
+    list.replaceChildren();
+    const sourceNeedles = flags
+      .filter((f) => f.source_text)
+      .map((f) => ({ text: f.source_text, kind: "source-hit", title: f.message }));
+    $("sources-count").textContent = detail.passages_total > detail.passages.length
+      ? `${detail.passages.length} of ${detail.passages_total} passages shown.`
+      : `${detail.passages_total} passage${detail.passages_total === 1 ? "" : "s"}.`;
+    for (const p of detail.passages) {
+      const where = [p.heading_path.slice(-1)[0], pagesText(p.pages), `chars ${p.char_start}–${p.char_end}`]
+        .filter(Boolean).join(" · ");
+      list.append(el("li", {},
+        el("span", { className: "passage-meta", text: where }),
+        el("blockquote", { className: "passage-text" }, highlighted(p.text || "", sourceNeedles))));
+    }
+  }
+
+  // --- reviewing ---------------------------------------------------------------------------
+  async function submitReview(status, text) {
+    const item = state.current;
+    if (!item) return;
+    const body = { status };
+    const note = $("review-note").value.trim();
+    if (note) body.note = note;
+    if (text !== undefined) body.text = text;
+    const buttons = document.querySelectorAll("#review-form button");
+    buttons.forEach((b) => { b.disabled = true; });
+    say("Saving the review…");
+    try {
+      const result = await api(`/v1/nodes/${encodeURIComponent(item.node.node_id)}/review`,
+        { method: "POST", body });
+      item.status = result.review.status;
+      item.review = result.review;
+      item.stale = false;
+      item.reason = null;
+      item.flags = result.flags;
+      item.node.summary = result.node.summary;
+      item.node.summarizer = result.node.summarizer;
+      item.node.review = result.node.review;
+      showResult(result);
+      $("correction-box").hidden = true;
+      renderMeta(item);
+      renderSummary(item.node, item.flags);
+      renderReview(item);
+      renderPassages(state.detail, item.flags);
+      refreshListItem(item);
+      say(`Saved: ${result.review.status}.`);
+    } catch (error) {
+      $("review-result").replaceChildren(el("p", { className: "error", text: `Not saved: ${error.message}` }));
+      say("");
+    } finally {
+      buttons.forEach((b) => { b.disabled = false; });
+    }
+  }
+
+  function showResult(result) {
+    const box = $("review-result");
+    const r = result.review;
+    const what = r.status === "corrected" ? "Correction saved" : `Review saved (${r.status})`;
+    box.replaceChildren(el("p", { className: "ok", text: `${what} by ${r.reviewer}.` }));
+    if (r.status === "corrected" || r.corrected_text) {
+      const n = result.flags.length;
+      box.append(el("p", { id: "correction-flags-summary" },
+        n ? `Your correction has ${n} lint flag${n === 1 ? "" : "s"}: ` : "Your correction has no lint flags. ",
+        flagChips(result.flags)));
+      const list = el("ul", { className: "flag-list", id: "correction-flags" });
+      for (const flag of result.flags) {
+        list.append(el("li", {},
+          el("span", { className: `chip flag-${flag.kind}`, text: FLAG_NAMES[flag.kind] || flag.kind }),
+          " ", flag.message));
+      }
+      box.append(list);
+    }
+  }
+
+  function refreshListItem(item) {
+    const index = state.items.indexOf(item);
+    const old = document.querySelector(`.queue-item[data-index="${index}"]`);
+    if (old) old.replaceWith(queueButton(item, index));
+  }
+
+  // --- wiring ------------------------------------------------------------------------------
+  function wire() {
+    $("key-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const key = $("api-key").value.trim();
+      if (!key) {
+        $("key-error").textContent = "Enter an API key.";
+        return;
+      }
+      sessionStorage.setItem(KEY_STORAGE, key);
+      $("key-error").textContent = "";
+      signIn();
+    });
+    $("forget-key").addEventListener("click", () => signOut("Key forgotten."));
+    $("filters").addEventListener("submit", (event) => {
+      event.preventDefault();
+      state.offset = 0;
+      loadQueue().catch((error) => say(`Could not load the queue: ${error.message}`));
+    });
+    $("prev-page").addEventListener("click", () => {
+      state.offset = Math.max(0, state.offset - PAGE);
+      loadQueue().catch((error) => say(error.message));
+    });
+    $("next-page").addEventListener("click", () => {
+      state.offset += PAGE;
+      loadQueue().catch((error) => say(error.message));
+    });
+    $("close-detail").addEventListener("click", closeDetail);
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && !$("detail-panel").hidden && $("correction-box").hidden) closeDetail();
+    });
+    $("approve").addEventListener("click", () => submitReview("approved"));
+    $("reject").addEventListener("click", () => submitReview("rejected"));
+    $("edit").addEventListener("click", () => {
+      $("correction").value = state.current ? state.current.node.summary || "" : "";
+      $("correction-box").hidden = false;
+      $("correction").focus();
+    });
+    $("cancel-correction").addEventListener("click", () => {
+      $("correction-box").hidden = true;
+      $("edit").focus();
+    });
+    $("save-correction").addEventListener("click", () => {
+      const text = $("correction").value.trim();
+      if (!text) {
+        $("review-result").replaceChildren(el("p", { className: "error", text: "Write the corrected summary first." }));
+        $("correction").focus();
+        return;
+      }
+      submitReview("corrected", text);
+    });
+  }
+
+  function closeDetail() {
+    $("detail-panel").hidden = true;
+    $("workspace").classList.add("detail-closed");
+    const current = state.current && document.querySelector(
+      `.queue-item[data-node-id="${CSS.escape(state.current.node.node_id)}"]`);
+    state.current = null;
+    if (current) current.focus();
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    wire();
+    if (sessionStorage.getItem(KEY_STORAGE)) signIn();
+    else $("api-key").focus();
+  });
+
+})();
