@@ -21,6 +21,7 @@ from indexer.hashing import hash_bytes, hash_parts, hash_text
 from indexer.parsers import parse_bytes
 from indexer.progress import ProgressEvent, ProgressFn
 from indexer.reports import DocumentReport
+from indexer.reviews import corrections
 from indexer.settings import Settings
 from indexer.store.catalog import Catalog
 from indexer.store.rows import node_rows
@@ -71,16 +72,9 @@ def ingest_document(
         )
     revision = hash_bytes(data)
     ident = ctx.summarizer.identity.label
-    current = ctx.catalog.document(doc_id)
     embedder_name = _embedder_name(ctx.settings)
-    if (
-        current is not None
-        and current["current_build"] is not None
-        and current["revision"] == revision
-        and current["summarizer"] == ident
-        and current["embedder"] == embedder_name
-    ):
-        stored = json.loads(current["report"] or "{}")
+    status, stored = served_state(ctx, doc_id=doc_id, revision=revision)
+    if status == "unchanged":
         return DocumentReport(
             doc_id=doc_id,
             source=source,
@@ -91,7 +85,6 @@ def ingest_document(
             summaries=stored.get("summaries", 0),
             depth=stored.get("depth", 0),
         )
-    status = "changed" if current is not None and current["current_build"] is not None else "new"
 
     ctx.progress(ProgressEvent(doc_id, "parse", 0, 1))
     parsed = parse_bytes(data, filename=filename)
@@ -115,6 +108,33 @@ def ingest_document(
     report.revision = revision
     report.status = status
     return report
+
+
+def served_state(ctx: IngestContext, *, doc_id: str, revision: str) -> tuple[str, dict[str, Any]]:
+    """What an ingest of ``revision`` would do, and the served build's stored report.
+
+    ``new`` (not served), ``changed`` (other revision, summarizer or embedder), ``retried`` (the
+    same, but the served build has nodes whose summary failed: only those are computed again),
+    or ``unchanged`` (nothing to do).
+    """
+    current = ctx.catalog.document(doc_id)
+    if current is None or current["current_build"] is None:
+        return "new", {}
+    stored: dict[str, Any] = json.loads(current["report"] or "{}")
+    if (
+        current["revision"] != revision
+        or current["summarizer"] != ctx.summarizer.identity.label
+        or current["embedder"] != _embedder_name(ctx.settings)
+        or stored.get("corrections", "") != corrections_fingerprint(ctx.catalog, doc_id)
+    ):
+        return "changed", stored
+    return ("retried" if stored.get("summary_failures") else "unchanged"), stored
+
+
+def corrections_fingerprint(catalog: Catalog, doc_id: str) -> str:
+    """A hash of a document's expert corrections (empty when there are none)."""
+    found = corrections(catalog, doc_id)
+    return hash_parts(sorted(f"{h}\n{t}" for h, t in found.items())) if found else ""
 
 
 def _embedder_name(settings: Settings) -> str:
@@ -187,6 +207,10 @@ def _build(
         "passages": len(passages),
         "summaries": n_summaries,
         "depth": report.depth,
+        # Nonzero makes the next ingest of the same revision retry the nodes left without one.
+        "summary_failures": len(failures),
+        # A new expert correction makes the next ingest rebuild the corrected node's ancestors.
+        "corrections": corrections_fingerprint(ctx.catalog, doc_id),
     }
     ctx.catalog.finish_build(
         build_id,
@@ -250,19 +274,34 @@ def _summarize(ctx: IngestContext, tree: TreeNode, *, doc_id: str) -> SummaryOut
     """Summaries of every inner node, bottom-up one height at a time, computing only misses."""
     ident = ctx.summarizer.identity
     out = SummaryOutcome(text={}, keys={}, calls=0, hits=0, failures=[])
+    corrected = corrections(ctx.catalog, doc_id)
     height = _heights(tree)
     by_height: dict[int, list[TreeNode]] = defaultdict(list)
     for node in tree.inner_post_order():
         by_height[height[node.node_id]].append(node)
     inner_total = len(height)
     done = 0
+    # Nodes left without a summary by a failure. Their ancestors are not summarized either (the
+    # summary would silently miss that part); the next ingest computes exactly these again.
+    failed: set[str] = set()
     for h in sorted(by_height):
         level_nodes = []
         for n in by_height[h]:
-            if n.passages():
-                level_nodes.append(n)
-            else:
+            if not n.passages():
                 out.text[n.node_id] = None
+            elif any(c.node_id in failed for c in n.children):
+                out.text[n.node_id] = None
+                failed.add(n.node_id)
+                out.failures.append(
+                    {
+                        "key": None,
+                        "level": n.level,
+                        "heading_path": list(n.heading_path),
+                        "error": "not attempted: a summary below it failed",
+                    }
+                )
+            else:
+                level_nodes.append(n)
         for n in level_nodes:
             child_summaries = [
                 out.text.get(c.node_id) or "" for c in n.children if c.level != PASSAGE
@@ -289,9 +328,15 @@ def _summarize(ctx: IngestContext, tree: TreeNode, *, doc_id: str) -> SummaryOut
             if n.node_id not in out.text:
                 out.text[n.node_id] = results.get(key)
             if key not in results and key not in cached:
+                failed.add(n.node_id)
                 for f in out.failures:
                     if f["key"] == key:
+                        f.setdefault("level", n.level)
                         f.setdefault("heading_path", list(n.heading_path))
+            elif n.hash in corrected:
+                # An expert's correction stands while the source below is unchanged; it is what
+                # the parent reads (so the parent is rebuilt from it) and what gets embedded.
+                out.text[n.node_id] = corrected[n.hash]
     return out
 
 
