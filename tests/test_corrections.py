@@ -69,3 +69,31 @@ def test_correction_rebuilds_ancestors_and_goes_stale_on_source_change(
     tree = fast_index.tree(doc_id)
     assert _node(tree, "1.1 Opening")["summary"] != CORRECTION
     assert "5 bar" in _node(tree, "1.1 Opening")["summary"]
+
+
+def test_query_results_serve_the_correction_and_its_status(
+    fast_index: Index, tmp_path: Path
+) -> None:
+    from retriever import QueryRequest, Retriever
+
+    doc = tmp_path / "valve.md"
+    doc.write_text(MANUAL)
+    fast_index.ingest_paths([doc])
+    opening = _node(fast_index.tree(doc.as_posix()), "1.1 Opening")
+    review(
+        fast_index.catalog,
+        opening["node_id"],
+        status="corrected",
+        corrected_text=CORRECTION,
+        reviewer="expert",
+    )
+    retriever = Retriever(fast_index)
+    found = retriever.query(
+        QueryRequest(query="open the valve line pressure", k=10, kinds=frozenset({"summary"}))
+    )["results"]
+    assert found and all(r["kind"] == "summary" for r in found)
+    by_path = {tuple(r["heading_path"][1:]): r for r in found}
+    hit = by_path[("1 Operation", "1.1 Opening")]
+    assert hit["review"] == "corrected"
+    assert hit["text"] == CORRECTION
+    assert {r["review"] for r in found if r is not hit} == {"pending"}

@@ -30,16 +30,26 @@ def _progress_bar() -> tuple[ProgressFn, Any]:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Report the summaries that would be computed and reused and the token estimate; "
+    "call no model, write nothing.",
+)
 @store_option
 @json_option
 @handle_errors
-def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool) -> None:
+def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: bool) -> None:
     """Index files and folders; re-ingesting a changed file makes a new revision.
 
     A folder's files get the path relative to the folder as their doc_id. Exit code 1 when any
-    file failed (the others are still ingested).
+    file failed (the others are still ingested) or a summary failed (run the same ingest again
+    to retry only the nodes left without one).
     """
     index = Index(settings_from(store))
+    if dry_run:
+        _dry_run(index, paths, as_json=as_json)
+        return
     progress: ProgressFn = no_progress
     bar = None
     if not as_json and sys.stderr.isatty():
@@ -49,6 +59,10 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool) -> None:
     finally:
         if bar is not None:
             bar.close()
+    if any(d.status != "unchanged" for d in report.documents):
+        from retriever.lexical import refresh_lexical_index
+
+        refresh_lexical_index(index)  # once per command, not once per document
     if as_json:
         emit_json(report.to_json())
     else:
@@ -65,6 +79,38 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool) -> None:
         )
         for d in report.documents:
             for f in d.summary_failures:
-                click.echo(f"summary failed in {d.doc_id}: {f}", err=True)
+                where = " > ".join(f.get("heading_path") or []) or "(document)"
+                click.echo(
+                    f"summary failed in {d.doc_id}: {f.get('level', 'node')} {where}: {f['error']}",
+                    err=True,
+                )
+        if any(d.summary_failures for d in report.documents):
+            click.echo("run the same ingest again to retry only the failed summaries", err=True)
     if not report.ok:
+        sys.exit(1)
+
+
+def _dry_run(index: Index, paths: tuple[Path, ...], *, as_json: bool) -> None:
+    plan = index.plan_paths(list(paths))
+    data = plan.to_json()
+    if as_json:
+        emit_json(data)
+    else:
+        for d in plan.documents:
+            click.echo(
+                f"{d.status:9} {d.doc_id}  {d.summaries_computed} to compute, "
+                f"{d.summaries_reused} reused, ~{d.input_tokens:,} in / ~{d.output_tokens:,} "
+                "out tokens"
+            )
+        for e in plan.errors:
+            click.echo(f"failed    {e['doc_id']}: {e['message']}", err=True)
+        est = data["estimate"]
+        s = data["summarizer"]
+        click.echo(
+            f"dry run: {data['summaries_computed']} summaries to compute, "
+            f"{data['summaries_reused']} reused; {s['backend']}/{s['model']}@{s['prompt_version']}"
+            f": {est['model_calls']} model calls, ~{est['input_tokens']:,} input and "
+            f"~{est['output_tokens']:,} output tokens (estimate); nothing written"
+        )
+    if plan.errors:
         sys.exit(1)

@@ -1,0 +1,106 @@
+"""``overstory query "…"`` and ``overstory eval QUESTIONS.jsonl``."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import click
+
+from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from retriever import open_retriever
+
+
+@click.command()
+@click.argument("text")
+@click.option("-k", "k", type=int, default=5, show_default=True, help="Number of results.")
+@click.option(
+    "--doc", "documents", multiple=True, metavar="DOC_ID", help="Search only this document."
+)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(["passage", "summary"]),
+    help="Return only this kind of result (repeatable).",
+)
+@click.option("--expand", is_flag=True, help="Give each summary its 3 best supporting passages.")
+@store_option
+@json_option
+@handle_errors
+def query(
+    text: str,
+    k: int,
+    documents: tuple[str, ...],
+    kinds: tuple[str, ...],
+    expand: bool,
+    store: Path | None,
+    as_json: bool,
+) -> None:
+    """Search passages and summaries; every result says what it is and where it comes from."""
+    retriever = open_retriever(settings_from(store))
+    request = retriever.request(
+        text,
+        k=k,
+        documents=list(documents) or None,
+        kinds=list(kinds) or None,
+        expand=expand,
+    )
+    result = retriever.query(request)
+    if as_json:
+        emit_json(result)
+        return
+    if not result["results"]:
+        click.echo("no results")
+    for item in result["results"]:
+        _print_result(item, indent="")
+        for support in item.get("support", []):
+            _print_result(support, indent="      ")
+
+
+def _print_result(item: dict[str, Any], *, indent: str) -> None:
+    where = " › ".join([item["doc_id"], *item["heading_path"]])
+    pages = item["pages"]
+    page = ""
+    if pages:
+        page = f" p. {pages[0]}" if pages[0] == pages[1] else f" pp. {pages[0]}–{pages[1]}"
+    rank = f"{item['rank']}. " if item["rank"] is not None else "- "
+    click.echo(
+        f"{indent}{rank}[{item['label']}] {where}{page}"
+        f" chars {item['char_start']}–{item['char_end']}  score {item['score']:.3f}"
+    )
+    body = " ".join(item["text"].split())
+    for line in textwrap.wrap(body[:400] + ("…" if len(body) > 400 else ""), 96):
+        click.echo(f"{indent}   {line}")
+
+
+@click.command(name="eval")
+@click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
+@store_option
+@json_option
+@handle_errors
+def evaluate(questions: Path, store: Path | None, as_json: bool) -> None:
+    """Score the retriever and a flat baseline (passages only, dense only) on QUESTIONS.jsonl.
+
+    Each line: {"id", "question", "kind": "specific"|"global",
+    "gold": {"source", "heading_path", "evidence"}}.
+    """
+    from retriever.evaluation import Evaluation, load_questions
+
+    items = load_questions(questions)
+    evaluation = Evaluation(open_retriever(settings_from(store)))
+    result = evaluation.run(items)
+    for qid in evaluation.unresolved:
+        click.echo(f"warning: gold of {qid} is not in the index", err=True)
+    if as_json:
+        emit_json(result)
+        return
+    header = ("system", "kind", "n", "hit@1", "hit@5", "mrr@10", "cov@5")
+    click.echo("{:10} {:9} {:>4} {:>6} {:>6} {:>7} {:>6}".format(*header))
+    for system, kinds in result.items():
+        for kind, m in kinds.items():
+            click.echo(
+                f"{system:10} {kind:9} {m['n']:>4} {m['hit@1']:>6.3f} {m['hit@5']:>6.3f}"
+                f" {m['mrr@10']:>7.3f} {m['coverage@5']:>6.3f}"
+            )

@@ -1,0 +1,458 @@
+"""Query latency on a corpus scaled to 100k passages, against the floor measured in the same run.
+
+Corpus: the fixture manuals are ingested once for real (all-MiniLM-L6-v2, extractive summaries),
+then every document is replicated with varied text until there are 100,000 passages: each copy
+renumbers every digit through its own permutation (part numbers, values, section numbers:
+length-preserving, so character spans stay exact and BM25 sees a vocabulary that grows with the
+corpus), and every passage and summary vector is its source vector plus Gaussian noise (cosine
+about 0.9), so Chroma holds 100k passage and ~45k summary vectors with the real topic structure.
+Rows are written straight into SQLite and Chroma (embedding 100k passages would take over an
+hour). The corpus is cached in the temp folder, keyed by the fixtures' content.
+
+Measured, each over distinct questions (the fixture questions, renumbered per copy):
+- ``floor``: encoding the query plus one raw Chroma query (the unavoidable part);
+- ``query``: the whole retriever (dense + BM25 + fusion + results with text), with reranker
+  ``none``, ``offline`` (the default) and ``cross-encoder`` (MiniLM weights + untrained head);
+  single client, and 8 concurrent clients (throughput);
+- the reranker's cost per candidate, the BM25 index build (full and after one new revision);
+- query encoding with 1 and 2 torch threads, as is and with one more process holding a core
+  (``torch_threads`` default).
+
+``python -m benchmarks.run retriever``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.common import FIXTURES, peak_rss_mb, timed
+
+TARGET_PASSAGES = int(os.environ.get("OVERSTORY_BENCH_PASSAGES", "100000"))
+NOISE = 0.45  # norm of the added noise vector: cosine to the source vector ≈ 0.91
+CLIENTS = 8
+SINGLE_QUERIES = 150
+CONCURRENT_QUERIES = 400
+CROSS_ENCODER_QUERIES = 30
+CACHE_VERSION = "retriever-bench-v1"
+NODE_COLUMNS = (
+    "node_id", "build_id", "doc_id", "parent_id", "ordinal", "level", "title", "heading_path",
+    "char_start", "char_end", "page_start", "page_end", "hash", "text", "summary_key",
+    "vector_id", "n_passages", "first_passage", "last_passage", "covers",
+)  # fmt: skip
+
+
+# corpus ------------------------------------------------------------------------------------
+def _fixture_files() -> list[Path]:
+    return sorted(
+        p
+        for p in FIXTURES.iterdir()
+        if p.suffix in (".md", ".html", ".pdf", ".txt") and p.name != "README.md"
+    )
+
+
+def _cache_root() -> Path:
+    from indexer.hashing import hash_parts
+
+    parts = [CACHE_VERSION, str(TARGET_PASSAGES)]
+    key = hash_parts([*parts, *(p.name + p.read_text("latin-1") for p in _fixture_files())])
+    return Path(tempfile.gettempdir()) / f"overstory-bench-retriever-{key[:12]}"
+
+
+def corpus() -> tuple[Path, dict[str, Any]]:
+    """The 100k-passage store (built, or reused from the temp folder) and how it was made."""
+    root = _cache_root()
+    store = root / "store"
+    info_file = root / "corpus.json"
+    if info_file.is_file():
+        info: dict[str, Any] = json.loads(info_file.read_text())
+        info["reused"] = True
+        return store, info
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    base, base_seconds = timed(lambda: _ingest_base(root / "base"))
+    info, seconds = timed(lambda: _replicate(base, store))
+    info.update(base_ingest_seconds=round(base_seconds, 1), replicate_seconds=round(seconds, 1))
+    info_file.write_text(json.dumps(info))
+    info["reused"] = False
+    return store, info
+
+
+def _ingest_base(folder: Path) -> Any:
+    from indexer.index import Index
+    from indexer.settings import Settings
+
+    src = folder / "manuals"
+    src.mkdir(parents=True)
+    for p in _fixture_files():
+        shutil.copy(p, src / p.name)
+    index = Index(Settings(store=folder / "store"))
+    report = index.ingest_paths([src])
+    if not report.ok:
+        raise RuntimeError(f"base ingest failed: {report.errors}")
+    return index
+
+
+def _replicate(base: Any, store: Path) -> dict[str, Any]:
+    from indexer.hashing import hash_parts, hash_text
+    from indexer.index import Index
+    from indexer.ingest import vector_id
+    from indexer.settings import Settings
+
+    catalog = base.catalog
+    docs = []
+    for row in catalog.documents():
+        build = int(row["current_build"])
+        nodes = [dict(r) for r in catalog.nodes_of_build(build)]
+        keys = [n["summary_key"] for n in nodes if n["summary_key"]]
+        summaries = {k: s.text for k, s in catalog.summaries(keys).items()}
+        vectors = base.vectors.get(sorted({n["vector_id"] for n in nodes if n["vector_id"]}))
+        b = catalog.db.execute(
+            "SELECT format, summarizer, embedder, text FROM builds WHERE build_id = ?", (build,)
+        ).fetchone()
+        docs.append((row["doc_id"], dict(b), nodes, summaries, vectors))
+    per_copy = sum(sum(1 for n in d[2] if n["level"] == "passage") for d in docs)
+    copies = math.ceil(TARGET_PASSAGES / per_copy)
+
+    index = Index(Settings(store=store))
+    rng = np.random.default_rng(0)
+    n_passages = n_summaries = 0
+    for c in range(copies):
+        table = str.maketrans("0123456789", "".join(map(str, rng.permutation(10))))
+        for doc_id, build, nodes, summaries, vectors in docs:
+            new_doc = f"copy-{c:03d}/{doc_id}"
+            text = build["text"].translate(table)
+            build_id = index.catalog.start_build(
+                doc_id=new_doc,
+                source=new_doc,
+                revision=hash_text(f"{c}:{text}"),
+                fmt=build["format"],
+                summarizer=build["summarizer"],
+                embedder=build["embedder"],
+                text=text,
+            )
+            ids = {n["node_id"]: hash_parts([new_doc, str(build_id), str(n["ordinal"])])[:20]
+                   for n in nodes}  # fmt: skip
+            rows, put, vec_ids, vecs, kinds = [], [], [], [], []
+            for n in nodes:
+                new = dict(n)
+                new.update(
+                    node_id=ids[n["node_id"]],
+                    build_id=build_id,
+                    doc_id=new_doc,
+                    parent_id=ids.get(n["parent_id"]) if n["parent_id"] else None,
+                    title=n["title"].translate(table) if n["title"] else n["title"],
+                    heading_path=json.dumps(
+                        [h.translate(table) for h in json.loads(n["heading_path"])]
+                    ),
+                    first_passage=ids.get(n["first_passage"]) if n["first_passage"] else None,
+                    last_passage=ids.get(n["last_passage"]) if n["last_passage"] else None,
+                    covers=json.dumps([ids[i] for i in json.loads(n["covers"])])
+                    if n["covers"]
+                    else None,
+                )
+                if n["level"] == "passage":
+                    new["text"] = n["text"].translate(table)
+                    new["hash"] = hash_text(new["text"])
+                    kind, body = "p", new["text"]
+                    n_passages += 1
+                elif n["summary_key"]:
+                    body = summaries[n["summary_key"]].translate(table)
+                    new["summary_key"] = hash_parts(["bench", n["summary_key"], str(c)])
+                    put.append((new["summary_key"], body, "extractive", "tfidf-centrality",
+                                "bench", 0, 0, 1))  # fmt: skip
+                    kind = "s"
+                    n_summaries += 1
+                if n["vector_id"] and n["vector_id"] in vectors:
+                    vid = vector_id(new_doc, kind, hash_text(f"{n['level']}:{body}"))
+                    new["vector_id"] = vid
+                    if vid not in vec_ids:
+                        vec_ids.append(vid)
+                        vecs.append(vectors[n["vector_id"]])
+                        kinds.append(kind)
+                else:
+                    new["vector_id"] = None
+                rows.append(tuple(new[k] for k in NODE_COLUMNS))
+            if put:
+                index.catalog.put_summaries(put)
+            index.catalog.finish_build(
+                build_id,
+                doc_id=new_doc,
+                source=new_doc,
+                root_node=ids[nodes[0]["node_id"]],
+                nodes=rows,
+                report={},
+            )
+            mat = np.stack(vecs)
+            noise = rng.normal(size=mat.shape).astype(np.float32)
+            noise *= NOISE / np.linalg.norm(noise, axis=1, keepdims=True)
+            mat = mat + noise
+            mat /= np.linalg.norm(mat, axis=1, keepdims=True)
+            index.vectors.upsert(vec_ids, mat, doc_ids=[new_doc] * len(vec_ids), kinds=kinds)
+    return {
+        "copies": copies,
+        "documents": copies * len(docs),
+        "passages": n_passages,
+        "summaries": n_summaries,
+        "vectors": index.vectors.count(),
+    }
+
+
+# queries -----------------------------------------------------------------------------------
+def questions(n: int) -> list[str]:
+    """``n`` distinct questions: the fixture questions, renumbered like the copies."""
+    base = [
+        json.loads(line)["question"]
+        for line in (FIXTURES / "questions.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    rng = np.random.default_rng(1)
+    out: list[str] = []
+    seen: set[str] = set()
+    while len(out) < n:
+        q = base[len(out) % len(base)]
+        if len(out) >= len(base):
+            table = str.maketrans("0123456789", "".join(map(str, rng.permutation(10))))
+            q = f"{q.translate(table)} (unit {rng.integers(1000, 9999)})"
+        if q not in seen:
+            seen.add(q)
+            out.append(q)
+    return out
+
+
+def _stats(ms: list[float]) -> dict[str, float]:
+    arr = np.asarray(ms)
+    return {
+        "p50_ms": round(float(np.percentile(arr, 50)), 2),
+        "p99_ms": round(float(np.percentile(arr, 99)), 2),
+        "mean_ms": round(float(arr.mean()), 2),
+        "n": len(ms),
+    }
+
+
+def _single(fn: Any, qs: list[str]) -> dict[str, float]:
+    return _paired({"x": fn}, qs)["x"]
+
+
+def _paired(fns: dict[str, Any], qs: list[str]) -> dict[str, dict[str, float]]:
+    """Latency of each function on every question, alternating per question so that all of them
+    see the same load (the machine is shared: a figure is only meaningful next to its floor)."""
+    for q in qs[:5]:
+        for fn in fns.values():
+            fn(q)
+    ms: dict[str, list[float]] = {name: [] for name in fns}
+    for q in qs:
+        for name, fn in fns.items():
+            started = time.perf_counter()
+            fn(q)
+            ms[name].append((time.perf_counter() - started) * 1000)
+    return {name: _stats(values) for name, values in ms.items()}
+
+
+def _concurrent(fn: Any, qs: list[str], clients: int) -> dict[str, float]:
+    ms: list[float] = []
+    lock = threading.Lock()
+
+    def one(q: str) -> None:
+        started = time.perf_counter()
+        fn(q)
+        elapsed = (time.perf_counter() - started) * 1000
+        with lock:
+            ms.append(elapsed)
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(one, qs))
+    wall = time.perf_counter() - started
+    return {**_stats(ms), "clients": clients, "throughput_qps": round(len(qs) / wall, 1)}
+
+
+class _Busy:
+    """Another process holding one core (a busy loop), as on a shared machine."""
+
+    def __enter__(self) -> _Busy:
+        self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        time.sleep(0.5)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+
+def encode_threads(embedder: Any, qs: list[str]) -> dict[str, Any]:
+    """Query encode latency with 1 and 2 torch threads, quiet and under load."""
+    import torch
+
+    before = torch.get_num_threads()
+    out: dict[str, Any] = {}
+    try:
+        for load in ("as_is", "one_core_busy"):
+            for threads in (1, 2):
+                torch.set_num_threads(threads)
+
+                def encode(q: str) -> None:
+                    embedder.embed([q])
+
+                if load == "as_is":
+                    out[f"{load}_{threads}_threads"] = _single(encode, qs[:60])
+                else:
+                    with _Busy():
+                        out[f"{load}_{threads}_threads"] = _single(encode, qs[:60])
+    finally:
+        torch.set_num_threads(before)
+    return out
+
+
+def main() -> dict[str, Any]:
+    """Build or reuse the corpus, then measure."""
+    from indexer.embedding.minilm import MiniLMEmbedder
+    from indexer.index import Index
+    from indexer.settings import Settings
+    from retriever.rerankers.cross_encoder import CrossEncoderReranker
+    from retriever.rerankers.fusion import FusionOrder
+    from retriever.rerankers.offline import CalibratedReranker
+    from retriever.retriever import Retriever
+
+    store, info = corpus()
+    result: dict[str, Any] = {"corpus": info, "cpus": os.cpu_count()}
+    settings = Settings(store=store)
+    index = Index(settings)
+    embedder = MiniLMEmbedder(threads=settings.torch_threads)
+    qs = questions(SINGLE_QUERIES + CONCURRENT_QUERIES)
+    single, many = qs[:SINGLE_QUERIES], qs[SINGLE_QUERIES:]
+
+    # BM25 index: a full build from scratch, the refresh after one new revision in the same
+    # (long-lived) process, and loading the persisted index in a new process.
+    lexical = store / "lexical"
+    shutil.rmtree(lexical, ignore_errors=True)
+    retriever = Retriever(index, embedder=embedder, reranker=FusionOrder())
+    _, full = timed(retriever.lexical.refresh)
+    one = index.catalog.documents()[0]
+    _publish_new_revision(index, one["doc_id"])
+    _, revision = timed(retriever.lexical.refresh)
+    fresh = Retriever(index, embedder=embedder, reranker=FusionOrder())
+    _, load = timed(fresh.lexical.refresh)
+    result["bm25_index"] = {
+        "full_build_seconds": round(full, 2),
+        "one_new_revision_seconds": round(revision, 2),
+        "load_in_new_process_seconds": round(load, 2),
+    }
+    one = index.catalog.require_document(one["doc_id"])
+
+    def floor(q: str) -> None:
+        vector = embedder.embed([q])[0]
+        index.vectors.query(vector, retriever.pipeline.dense_candidates)
+
+    def run_with(reranker: Any) -> Any:
+        r = Retriever(index, embedder=embedder, reranker=reranker)
+        return lambda q: r.query(r.request(q, k=5))
+
+    none, offline = run_with(FusionOrder()), run_with(CalibratedReranker())
+    restricted = Retriever(index, embedder=embedder, reranker=FusionOrder())
+    docs = [one["doc_id"]]
+    result["single_client"] = _paired(
+        {
+            "floor_encode_plus_chroma": floor,
+            "query_no_reranker": none,
+            "query_offline_reranker": offline,
+            "query_one_document_no_reranker": lambda q: restricted.query(
+                restricted.request(q, k=5, documents=docs)
+            ),
+        },
+        single,
+    )
+    result["concurrent"] = {
+        "floor_encode_plus_chroma": _concurrent(floor, many, CLIENTS),
+        "query_no_reranker": _concurrent(none, many, CLIENTS),
+        "query_offline_reranker": _concurrent(offline, many, CLIENTS),
+    }
+
+    ce_dir = _cross_encoder_dir(store.parent)
+    ce = run_with(CrossEncoderReranker(str(ce_dir), threads=settings.torch_threads))
+    ce_pair = _paired({"ce": ce, "none": none}, single[:CROSS_ENCODER_QUERIES])
+    ce_stats, base_stats = ce_pair["ce"], ce_pair["none"]
+    n = retriever.pipeline.rerank_candidates
+    result["single_client"]["query_cross_encoder_reranker"] = ce_stats
+    s, f = result["single_client"], result["single_client"]["floor_encode_plus_chroma"]
+    result["reranker_cost"] = {
+        "candidates": n,
+        "cross_encoder_ms_per_candidate": round((ce_stats["p50_ms"] - base_stats["p50_ms"]) / n, 2),
+        "offline_ms_per_candidate": round(
+            (s["query_offline_reranker"]["p50_ms"] - s["query_no_reranker"]["p50_ms"]) / n, 3
+        ),
+    }
+    result["targets"] = {
+        "p50_no_reranker_over_floor": round(s["query_no_reranker"]["p50_ms"] / f["p50_ms"], 2),
+        "p50_within_2x_floor": s["query_no_reranker"]["p50_ms"] <= 2 * f["p50_ms"],
+        "p99_no_reranker_ms": s["query_no_reranker"]["p99_ms"],
+        "p99_within_100ms": s["query_no_reranker"]["p99_ms"] <= 100,
+    }
+    result["encode_threads"] = encode_threads(embedder, single)
+    result["peak_rss_mb"] = round(peak_rss_mb(), 1)
+    return result
+
+
+def _publish_new_revision(index: Any, doc_id: str) -> None:
+    """Publish a new build of one document (its nodes copied under new ids), as an ingest of a
+    new revision would: the BM25 refresh then tokenizes that build and merges the others."""
+    from indexer.hashing import hash_parts
+
+    row = index.catalog.require_document(doc_id)
+    old = int(row["current_build"])
+    nodes = [dict(r) for r in index.catalog.nodes_of_build(old)]
+    build = index.catalog.db.execute(
+        "SELECT format, summarizer, embedder, text FROM builds WHERE build_id = ?", (old,)
+    ).fetchone()
+    new = index.catalog.start_build(
+        doc_id=doc_id,
+        source=row["source"],
+        revision=hash_parts([doc_id, str(time.time())]),
+        fmt=build["format"],
+        summarizer=build["summarizer"],
+        embedder=build["embedder"],
+        text=build["text"],
+    )
+    ids = {n["node_id"]: hash_parts([doc_id, str(new), str(n["ordinal"])])[:20] for n in nodes}
+    rows = []
+    for n in nodes:
+        n = dict(n)
+        for key in ("node_id", "parent_id", "first_passage", "last_passage"):
+            n[key] = ids.get(n[key]) if n[key] else None
+        if n["covers"]:
+            n["covers"] = json.dumps([ids[i] for i in json.loads(n["covers"])])
+        n["build_id"] = new
+        rows.append(tuple(n[k] for k in NODE_COLUMNS))
+    index.catalog.finish_build(
+        new, doc_id=doc_id, source=row["source"], root_node=rows[0][0], nodes=rows, report={}
+    )
+
+
+def _cross_encoder_dir(root: Path) -> Path:
+    """A cross-encoder from the bundled MiniLM weights with an untrained head (speed only)."""
+    path = root / "cross-encoder"
+    if not (path / "config.json").is_file():
+        import torch
+        from sentence_transformers import CrossEncoder
+
+        from indexer.tokens import model_dir
+
+        torch.manual_seed(0)
+        CrossEncoder(str(model_dir()), num_labels=1, device="cpu").save(str(path))
+    return path
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=2))

@@ -1,0 +1,138 @@
+"""Dense candidates: nearest passage and summary vectors of the query.
+
+Unrestricted queries go to Chroma's HNSW index. A query restricted to some documents does not
+use a Chroma metadata filter (15x slower at 100k vectors, measured in DESIGN.md): it searches
+exactly over those documents' own vectors, loaded from the vector store once per build and
+cached (a build's vectors never change). Restrictions too large to cache fall back to an
+over-fetching Chroma query filtered afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from indexer.ingest import vector_id
+from indexer.store.catalog import Catalog
+from indexer.store.vectors import VectorStore
+from retriever.snapshot import Snapshot
+
+_KIND_CODE = {"passage": "p", "summary": "s"}
+
+
+class DenseSearcher:
+    """Nearest vectors by cosine similarity, optionally restricted to builds and kinds."""
+
+    def __init__(
+        self,
+        vectors: VectorStore,
+        catalog: Catalog,
+        *,
+        exact_limit: int = 20_000,
+        cache_vectors: int = 200_000,
+    ) -> None:
+        self.vectors = vectors
+        self.catalog = catalog
+        self.exact_limit = exact_limit
+        self.cache_vectors = cache_vectors
+        self._cache: OrderedDict[int, tuple[list[str], np.ndarray]] = OrderedDict()
+        self._cached = 0
+        self._lock = threading.Lock()
+
+    def search(
+        self,
+        query: np.ndarray,
+        *,
+        n: int,
+        snapshot: Snapshot,
+        doc_ids: list[str] | None,
+        kinds: frozenset[str],
+    ) -> list[tuple[str, float]]:
+        """The ``n`` best ``(vector_id, cosine)`` pairs, best first."""
+        codes = {_KIND_CODE[k] for k in kinds}
+        if doc_ids is not None:
+            builds = [snapshot.documents[d].build_id for d in doc_ids if d in snapshot.documents]
+            sizes = self._sizes(builds)
+            if sum(sizes.values()) <= self.exact_limit:
+                return self._exact(query, builds, codes, n)
+            prefixes = {vector_id(d, "x", "")[:16] for d in doc_ids}
+        else:
+            prefixes = None
+        over = 1 if len(codes) == 2 and prefixes is None else 4
+        hits = self.vectors.query(query, n * over)
+        out = [
+            (vid, sim)
+            for vid, sim in hits
+            if _kind(vid) in codes and (prefixes is None or vid[:16] in prefixes)
+        ]
+        return out[:n]
+
+    def _sizes(self, builds: list[int]) -> dict[int, int]:
+        out: dict[int, int] = {}
+        missing = []
+        for b in builds:
+            if b in self._cache:
+                out[b] = len(self._cache[b][0])
+            else:
+                missing.append(b)
+        for b in missing:
+            row = self.catalog.db.execute(
+                "SELECT COUNT(DISTINCT vector_id) FROM nodes WHERE build_id = ?", (b,)
+            ).fetchone()
+            out[b] = int(row[0])
+        return out
+
+    def _exact(
+        self, query: np.ndarray, builds: list[int], codes: set[str], n: int
+    ) -> list[tuple[str, float]]:
+        ids: list[str] = []
+        mats = []
+        for b in builds:
+            bid, mat = self._build_vectors(b)
+            keep = [i for i, v in enumerate(bid) if _kind(v) in codes]
+            if keep:
+                ids.extend(bid[i] for i in keep)
+                mats.append(mat[keep])
+        if not ids:
+            return []
+        sims = np.concatenate(mats) @ np.asarray(query, dtype=np.float32)
+        n = min(n, len(ids))
+        top = np.argpartition(-sims, n - 1)[:n]
+        top = top[np.argsort(-sims[top], kind="stable")]
+        return [(ids[i], float(sims[i])) for i in top]
+
+    def _build_vectors(self, build_id: int) -> tuple[list[str], np.ndarray]:
+        with self._lock:
+            if build_id in self._cache:
+                self._cache.move_to_end(build_id)
+                return self._cache[build_id]
+        rows = self.catalog.db.execute(
+            "SELECT DISTINCT vector_id FROM nodes WHERE build_id = ? AND vector_id IS NOT NULL",
+            (build_id,),
+        ).fetchall()
+        wanted = [r[0] for r in rows]
+        got = self.vectors.get(wanted)
+        ids = [v for v in wanted if v in got]
+        mat = (
+            np.stack([got[v] for v in ids]).astype(np.float32)
+            if ids
+            else np.zeros((0, 1), dtype=np.float32)
+        )
+        with self._lock:
+            self._cache[build_id] = (ids, mat)
+            self._cached += len(ids)
+            while self._cached > self.cache_vectors and len(self._cache) > 1:
+                _, (old, _) = self._cache.popitem(last=False)
+                self._cached -= len(old)
+        return ids, mat
+
+    def vectors_of(self, vector_ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored vectors by id (for scoring candidates that only the lexical index found)."""
+        return self.vectors.get(vector_ids) if vector_ids else {}
+
+
+def _kind(vid: str) -> str:
+    """The kind code inside a vector id (``<doc hash>:<p|s>:<content hash>``)."""
+    return vid[17:18]

@@ -1,0 +1,75 @@
+"""Results in the format of DESIGN.md: every hit says what it is and where it comes from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from retriever.snapshot import NodeRecord, ServedDocument
+
+
+def pages_json(node: NodeRecord) -> list[int] | None:
+    """``[first, last]`` page, or None for formats without pages."""
+    return [node.pages[0], node.pages[1]] if node.pages else None
+
+
+def label(node: NodeRecord, doc: ServedDocument) -> str:
+    """``quote`` for a passage; for a summary what it summarizes, with pages when known."""
+    if node.is_passage:
+        return "quote"
+    if node.level == "cluster":
+        what = f"a group of {node.n_passages} related passages of {doc.source}"
+    elif node.level == "document":
+        what = f"the whole document {node.title or doc.source}"
+    else:
+        what = node.title or "(untitled section)"
+    if node.pages:
+        first, last = node.pages
+        where = f", p. {first}" if first == last else f", pp. {first}–{last}"
+    else:
+        where = ""
+    return f"summary of {what}{where}"
+
+
+def covers_json(node: NodeRecord) -> dict[str, Any] | None:
+    """What a summary covers: the number of passages, the first and last (all for clusters)."""
+    if node.is_passage:
+        return None
+    out: dict[str, Any] = {
+        "passages": node.n_passages,
+        "first": node.first_passage,
+        "last": node.last_passage,
+    }
+    if node.covers is not None:
+        out["ids"] = list(node.covers)
+    return out
+
+
+def result_json(
+    node: NodeRecord,
+    doc: ServedDocument,
+    *,
+    rank: int | None,
+    score: float,
+    text: str,
+    summarizer: str | None,
+) -> dict[str, Any]:
+    """One result object."""
+    return {
+        "rank": rank,
+        "node_id": node.node_id,
+        "kind": node.kind,
+        "level": node.level,
+        "score": round(float(score), 6),
+        "text": text,
+        "doc_id": node.doc_id,
+        "source": doc.source,
+        "revision": doc.revision,
+        "heading_path": list(node.heading_path),
+        "char_start": node.char_start,
+        "char_end": node.char_end,
+        "pages": pages_json(node),
+        "covers": covers_json(node),
+        "label": label(node, doc),
+        "summarizer": None if node.is_passage else summarizer,
+        "review": None,
+    }
