@@ -129,6 +129,33 @@ def _furniture(pages: list[str], page_starts: list[int]) -> frozenset[int]:
     return frozenset(offset for offset, key in edges if counts[key] >= threshold)
 
 
+def _starts(pages: list[str]) -> list[int]:
+    """Offset of each page in the pages joined with ``PAGE_SEPARATOR``."""
+    starts: list[int] = []
+    pos = 0
+    for page in pages:
+        starts.append(pos)
+        pos += len(page) + len(PAGE_SEPARATOR)
+    return starts
+
+
+def _without_lines(pages: list[str], starts: list[int], drop: frozenset[int]) -> list[str]:
+    """The pages without the lines that start at the offsets in ``drop``."""
+    if not drop:
+        return pages
+    out: list[str] = []
+    for page, start in zip(pages, starts, strict=True):
+        kept: list[str] = []
+        pos = start
+        for line in page.split("\n"):
+            stripped_at = pos + (len(line) - len(line.lstrip()))
+            if pos not in drop and stripped_at not in drop:
+                kept.append(line)
+            pos += len(line) + 1
+        out.append("\n".join(kept).strip("\n"))
+    return out
+
+
 def _line_at(text: str, pos: int) -> tuple[int, int]:
     start = text.rfind("\n", 0, pos) + 1
     end = text.find("\n", pos)
@@ -218,14 +245,14 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
     pages = _page_texts(reader, filename)
     if not any(page.strip() for page in pages):
         raise ParseError("no extractable text (scanned PDF?)")
-    page_starts: list[int] = []
-    pos = 0
-    for page in pages:
-        page_starts.append(pos)
-        pos += len(page) + len(PAGE_SEPARATOR)
+    # Running headers and footers ("Manual title", "Page 7") are dropped from the text: as
+    # passages they would match nothing useful, and they would split sentences across pages.
+    furniture = _furniture(pages, _starts(pages))
+    pages = _without_lines(pages, _starts(pages), furniture)
+    page_starts = _starts(pages)
     text = PAGE_SEPARATOR.join(pages)
     items = _outline(reader)
-    furniture = _furniture(pages, page_starts)
+    furniture = frozenset()
     # A lone bookmark (often just the document title) says less than numbered headings.
     headings = _outline_headings(items, text, page_starts, furniture) if len(items) >= 2 else []
     if not headings:
