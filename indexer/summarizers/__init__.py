@@ -19,7 +19,19 @@ def make_summarizer(settings: Settings) -> Summarizer:
         from indexer.summarizers.extractive import ExtractiveSummarizer
 
         return ExtractiveSummarizer(max_tokens=settings.summary_tokens)
-    raise ConfigError(f"summarizer backend {settings.summarizer!r} is not available yet")
+    if settings.summarizer == "openai":
+        from indexer.summarizers.openai_chat import make_openai_summarizer
+
+        return make_openai_summarizer(settings)
+    if settings.summarizer == "local":
+        from indexer.summarizers.local import make_local_summarizer
+
+        return make_local_summarizer(settings)
+    if settings.summarizer == "llamacpp":
+        from indexer.summarizers.llamacpp import make_llamacpp_summarizer
+
+        return make_llamacpp_summarizer(settings)
+    raise ConfigError(f"unknown summarizer backend {settings.summarizer!r}")
 
 
 __all__ = [

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
+_SPLIT = re.compile(
+    r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)"
+)
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s+")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 

@@ -1,0 +1,147 @@
+"""Prompts of the language-model backends, one per tree level, versioned.
+
+The version (with the length target, which is part of the prompt) goes into the summarizer's
+identity and so into every cache key: editing a prompt here without bumping ``PROMPT_VERSION``
+would serve summaries written by the old prompt.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexer.summarizers.base import SummaryRequest
+
+PROMPT_VERSION = "llm-v1"
+
+Message = dict[str, str]
+
+_SYSTEM = (
+    "You summarize parts of technical manuals for engineers and support staff. "
+    "Faithfulness matters more than style.\n"
+    "Rules:\n"
+    "1. Use only what the text says. Do not add facts, advice, values or steps.\n"
+    "2. Copy every number, unit, range, tolerance, part number, model name and error code "
+    "exactly as written.\n"
+    '3. Keep every condition exactly ("if", "unless", "only when", "except", "before", "after") '
+    'and every negation ("not", "no", "never", "do not").\n'
+    '4. Do not generalize: write "always", "never" or "all" only where the text does.\n'
+    "5. Write plain sentences: no title, no preamble, no list of rules."
+)
+
+_TASK = {
+    "section": "Summarize this section in at most {words} words. Keep its procedure steps, "
+    "limits, values and warnings.",
+    "chapter": "Summarize this chapter in at most {words} words, from its own text and the "
+    "summaries of its sections. Say what it covers, then its key values, limits and warnings.",
+    "document": "Summarize this whole document in at most {words} words, from the summaries of "
+    "its chapters. Say what it is for and what it covers, then the most important values, "
+    "limits and warnings.",
+    "cluster": "These passages were grouped by topic from a document without headings. "
+    "Summarize what they say in at most {words} words, naming the topic first.",
+}
+
+_PART = (
+    "This is part {part} of {parts} of the {level} below; the other parts are summarized "
+    "separately. Summarize only this part, in at most {words} words."
+)
+
+_COMBINE = (
+    "Below are summaries of consecutive parts of one {level}. Combine them into one summary of "
+    "the whole {level} in at most {words} words, keeping every value, condition and warning "
+    "they state."
+)
+
+
+def prompt_version(words: int) -> str:
+    """The prompt version recorded with each summary, e.g. ``llm-v1-120w``."""
+    return f"{PROMPT_VERSION}-{words}w"
+
+
+def words_for(summary_tokens: int) -> int:
+    """Length target in words for a target in (WordPiece) tokens: about 0.75 word per token."""
+    return max(10, round(summary_tokens * 0.75))
+
+
+def _where(request: SummaryRequest) -> str:
+    path = " > ".join(request.heading_path) or request.title or "(untitled)"
+    return f"{request.level.capitalize()}: {path}"
+
+
+def render_inputs(
+    passages: list[str], children: list[tuple[str, str]], *, child_label: str = "Summaries"
+) -> str:
+    """The source material of a node: its own text, then its children's summaries."""
+    blocks: list[str] = []
+    if passages:
+        blocks.append("Text:\n" + "\n\n".join(p.strip() for p in without_overlap(passages)))
+    if children:
+        lines = [f"- {title or '(untitled)'}: {summary.strip()}" for title, summary in children]
+        blocks.append(f"{child_label}:\n" + "\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def without_overlap(passages: list[str]) -> list[str]:
+    """Consecutive passages with the text each repeats from the previous one removed.
+
+    Passages overlap by design (10–20 %, for retrieval); sent twice, the overlap would cost
+    tokens and make the model repeat itself.
+    """
+    out: list[str] = []
+    prev = ""
+    for text in passages:
+        head = text[:60]
+        start = prev.find(head) if len(head) >= 20 else -1
+        while start != -1:
+            tail = prev[start:]
+            if text.startswith(tail):
+                break
+            start = prev.find(head, start + 1)
+        kept = text[len(prev) - start :].lstrip() if start != -1 else text
+        if kept:
+            out.append(kept)
+        prev = text
+    return out
+
+
+def messages_for(
+    request: SummaryRequest, *, words: int, part: tuple[int, int] | None = None
+) -> list[Message]:
+    """Chat messages asking for the summary of ``request`` (or of one part of it).
+
+    Args:
+        request: The node, or one part of its inputs.
+        words: Length target.
+        part: ``(index, count)``, 1-based, when ``request`` holds only one part of the inputs.
+    """
+    task = _TASK.get(request.level, _TASK["section"]).format(words=words)
+    if part is not None:
+        task = _PART.format(part=part[0], parts=part[1], level=request.level, words=words)
+    label = "Summaries of its sections" if request.level != "cluster" else "Summaries of sub-topics"
+    body = render_inputs(request.passages, request.children, child_label=label)
+    user = f"{task}\n\n{_where(request)}\n\n{body}"
+    return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
+
+
+def combine_messages(
+    request: SummaryRequest, part_summaries: list[str], *, words: int
+) -> list[Message]:
+    """Chat messages combining the summaries of a node's parts into the node's summary."""
+    task = _COMBINE.format(level=request.level, words=words)
+    body = "\n\n".join(f"Part {i}: {s.strip()}" for i, s in enumerate(part_summaries, 1))
+    user = f"{task}\n\n{_where(request)}\n\n{body}"
+    return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
+
+
+_ECHO = re.compile(r"^(?:(?:Section|Chapter|Document|Cluster): [^\n]*|Text:)\s*\n", re.IGNORECASE)
+
+
+def clean_output(text: str) -> str:
+    """The model's answer without a leading label ("Summary:"), without the prompt's own header
+    lines when a small model echoes them, and without surrounding whitespace."""
+    out = text.strip()
+    while (m := _ECHO.match(out)) is not None:
+        out = out[m.end() :].lstrip()
+    for label in ("Summary:", "**Summary:**", "Summary -"):
+        if out.startswith(label):
+            out = out[len(label) :].strip()
+    return out
