@@ -72,7 +72,8 @@ def _summary_rows(catalog: Catalog, keys: list[str]) -> dict[str, sqlite3.Row]:
         chunk = keys[i : i + 500]
         marks = ",".join("?" * len(chunk))
         for r in catalog.db.execute(
-            f"SELECT key, text, backend, model, prompt_version FROM summaries WHERE key IN ({marks})",
+            "SELECT key, text, backend, model, prompt_version FROM summaries"
+            f" WHERE key IN ({marks})",
             chunk,
         ):
             out[r["key"]] = r

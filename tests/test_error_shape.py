@@ -60,7 +60,13 @@ def svc(tmp_path: Any) -> Iterator[Service]:
 
 
 def test_the_hierarchy_is_walked(svc: Service) -> None:
-    assert {"NotFoundError", "ForbiddenError", "TooLargeError", "TooManyJobsError", "UnavailableError"} <= set(ERRORS)
+    assert {
+        "NotFoundError",
+        "ForbiddenError",
+        "TooLargeError",
+        "TooManyJobsError",
+        "UnavailableError",
+    } <= set(ERRORS)
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))
