@@ -24,7 +24,7 @@ import logging
 import sqlite3
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -428,24 +428,9 @@ def _load(catalog: Catalog, rows: list[sqlite3.Row], *, with_children: bool) -> 
     return _Nodes(
         rows=rows,
         children=children,
-        summaries=_summary_rows(catalog, keys),
+        summaries=catalog.summary_rows(keys),
         states=review_states(catalog, every),
     )
-
-
-def _summary_rows(catalog: Catalog, keys: Iterable[str]) -> dict[str, sqlite3.Row]:
-    out: dict[str, sqlite3.Row] = {}
-    unique = sorted(set(keys))
-    for i in range(0, len(unique), 500):
-        chunk = unique[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for r in catalog.db.execute(
-            "SELECT key, text, backend, model, prompt_version FROM summaries"
-            f" WHERE key IN ({marks})",
-            chunk,
-        ):
-            out[r["key"]] = r
-    return out
 
 
 def _node_view(row: sqlite3.Row, nodes: _Nodes, *, revision: str | None) -> dict[str, Any]:

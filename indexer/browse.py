@@ -37,7 +37,7 @@ def node_detail(
     ).fetchall()
     passages, total = _covered(catalog, row, limit=passages_limit, offset=passages_offset)
     rows = [row, *([parent] if parent else []), *children, *passages]
-    summaries = _summaries(catalog, [r["summary_key"] for r in rows if r["summary_key"]])
+    summaries = catalog.summary_rows([r["summary_key"] for r in rows if r["summary_key"]])
     reviews = review_states(catalog, rows)
 
     def view(r: sqlite3.Row) -> dict[str, Any]:
@@ -92,19 +92,4 @@ def _rows(catalog: Catalog, ids: list[str]) -> list[sqlite3.Row]:
         chunk = ids[i : i + 500]
         marks = ",".join("?" * len(chunk))
         out += catalog.db.execute(f"SELECT * FROM nodes WHERE node_id IN ({marks})", chunk)
-    return out
-
-
-def _summaries(catalog: Catalog, keys: list[str]) -> dict[str, sqlite3.Row]:
-    out: dict[str, sqlite3.Row] = {}
-    unique = sorted(set(keys))
-    for i in range(0, len(unique), 500):
-        chunk = unique[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for r in catalog.db.execute(
-            "SELECT key, text, backend, model, prompt_version FROM summaries"
-            f" WHERE key IN ({marks})",
-            chunk,
-        ):
-            out[r["key"]] = r
     return out

@@ -50,7 +50,7 @@ def tree_json(catalog: Catalog, build_id: int) -> dict[str, Any]:
     """The whole tree of one build, from its root, with ``children`` nested."""
     rows = catalog.nodes_of_build(build_id)
     keys = [r["summary_key"] for r in rows if r["summary_key"]]
-    summaries = _summary_rows(catalog, keys)
+    summaries = catalog.summary_rows(keys)
     reviews = review_states(catalog, rows)
     by_id: dict[str, dict[str, Any]] = {}
     root: dict[str, Any] | None = None
@@ -64,17 +64,3 @@ def tree_json(catalog: Catalog, build_id: int) -> dict[str, Any]:
             by_id[r["parent_id"]]["children"].append(node)
     assert root is not None
     return root
-
-
-def _summary_rows(catalog: Catalog, keys: list[str]) -> dict[str, sqlite3.Row]:
-    out: dict[str, sqlite3.Row] = {}
-    for i in range(0, len(keys), 500):
-        chunk = keys[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for r in catalog.db.execute(
-            "SELECT key, text, backend, model, prompt_version FROM summaries"
-            f" WHERE key IN ({marks})",
-            chunk,
-        ):
-            out[r["key"]] = r
-    return out

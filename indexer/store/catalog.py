@@ -227,22 +227,27 @@ class Catalog:
         return {r[0] for r in rows}
 
     # summary cache -----------------------------------------------------------------------
-    def summaries(self, keys: Iterable[str]) -> dict[str, StoredSummary]:
-        """Cached summaries for the given keys (missing keys are absent from the result)."""
-        out: dict[str, StoredSummary] = {}
-        keys = list(keys)
-        for i in range(0, len(keys), 500):
-            chunk = keys[i : i + 500]
+    def summary_rows(self, keys: Iterable[str]) -> dict[str, sqlite3.Row]:
+        """Cached summary rows (key, text, backend, model, prompt_version) by key."""
+        out: dict[str, sqlite3.Row] = {}
+        unique = sorted(set(keys))
+        for i in range(0, len(unique), 500):
+            chunk = unique[i : i + 500]
             marks = ",".join("?" * len(chunk))
             for r in self.db.execute(
-                f"SELECT key, text, backend, model, prompt_version FROM summaries"
+                "SELECT key, text, backend, model, prompt_version FROM summaries"
                 f" WHERE key IN ({marks})",
                 chunk,
             ):
-                out[r["key"]] = StoredSummary(
-                    r["key"], r["text"], r["backend"], r["model"], r["prompt_version"]
-                )
+                out[r["key"]] = r
         return out
+
+    def summaries(self, keys: Iterable[str]) -> dict[str, StoredSummary]:
+        """Cached summaries for the given keys (missing keys are absent from the result)."""
+        return {
+            k: StoredSummary(k, r["text"], r["backend"], r["model"], r["prompt_version"])
+            for k, r in self.summary_rows(keys).items()
+        }
 
     def put_summaries(self, rows: Iterable[tuple[Any, ...]]) -> None:
         """Store computed summaries.
