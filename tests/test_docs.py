@@ -18,7 +18,8 @@ def test_readme_opens_with_the_two_setup_commands() -> None:
 
 
 def test_every_setting_is_documented() -> None:
-    rows = set(re.findall(r"^\| `([a-z_]+)` \|", README, flags=re.MULTILINE))
+    table = README.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    rows = set(re.findall(r"^\| `([a-z_]+)` \|", table, flags=re.MULTILINE))
     missing = sorted(set(Settings.model_fields) - rows)
     assert not missing, f"settings missing from the README table: {missing}"
     unknown = sorted(rows - set(Settings.model_fields))

@@ -133,8 +133,13 @@ class ClusterRestructure:
 
     def __call__(self, tree: TreeNode, vectors: Mapping[str, np.ndarray], doc_id: str) -> None:
         """Restructure ``tree`` using the served build of ``doc_id`` (if any) for stability."""
-        previous = previous_clusters(self.catalog, doc_id) if self.catalog is not None else {}
+        previous: dict[NodeKey, list[PreviousCluster]] = {}
+        if self.catalog is not None and any(self._too_flat(n) for _, n in keyed_nodes(tree)):
+            previous = previous_clusters(self.catalog, doc_id)
         self.restructure(tree, vectors, previous=previous)
+
+    def _too_flat(self, node: TreeNode) -> bool:
+        return sum(1 for c in node.children if c.is_passage) > self.threshold
 
     def restructure(
         self,
@@ -153,11 +158,7 @@ class ClusterRestructure:
         from threadpoolctl import threadpool_limits
 
         self.last = []
-        targets = [
-            (key, node)
-            for key, node in keyed_nodes(tree)
-            if sum(1 for c in node.children if c.is_passage) > self.threshold
-        ]
+        targets = [(key, node) for key, node in keyed_nodes(tree) if self._too_flat(node)]
         with threadpool_limits(limits=1):
             for key, node in targets:
                 self._restructure_node(node, vectors, (previous or {}).get(key))
