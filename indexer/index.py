@@ -144,20 +144,8 @@ class Index:
                 if doc.status != "unchanged":
                     self._published(doc_id)
                 report.add(doc)
-            except OverstoryError as exc:
-                report.errors.append(
-                    {"doc_id": doc_id, "source": str(path), **exc.to_body()["error"]}
-                )
-            except OSError as exc:
-                report.errors.append(
-                    {
-                        "doc_id": doc_id,
-                        "source": str(path),
-                        "code": "unreadable",
-                        "message": f"{path}: {exc.strerror or exc}",
-                        "detail": None,
-                    }
-                )
+            except (OverstoryError, OSError) as exc:
+                report.errors.append(file_error(doc_id, path, exc))
         report.seconds = time.perf_counter() - started
         return report
 
@@ -175,20 +163,8 @@ class Index:
                 plan.documents.append(
                     plan_document(ctx, data, doc_id=doc_id, source=doc_id, filename=path.name)
                 )
-            except OverstoryError as exc:
-                plan.errors.append(
-                    {"doc_id": doc_id, "source": str(path), **exc.to_body()["error"]}
-                )
-            except OSError as exc:
-                plan.errors.append(
-                    {
-                        "doc_id": doc_id,
-                        "source": str(path),
-                        "code": "unreadable",
-                        "message": f"{path}: {exc.strerror or exc}",
-                        "detail": None,
-                    }
-                )
+            except (OverstoryError, OSError) as exc:
+                plan.errors.append(file_error(doc_id, path, exc))
         plan.seconds = time.perf_counter() - started
         return plan
 
@@ -298,6 +274,19 @@ def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
             yield given, given.as_posix()
         else:
             raise NotFoundError(f"{given}: no such file or folder")
+
+
+def file_error(doc_id: str, path: Path, exc: OverstoryError | OSError) -> dict[str, Any]:
+    """The report entry of a file that could not be ingested (or planned)."""
+    if isinstance(exc, OverstoryError):
+        return {"doc_id": doc_id, "source": str(path), **exc.to_body()["error"]}
+    return {
+        "doc_id": doc_id,
+        "source": str(path),
+        "code": "unreadable",
+        "message": f"{path}: {exc.strerror or exc}",
+        "detail": None,
+    }
 
 
 def _suffix(path: Path) -> str:
