@@ -1,51 +1,33 @@
 """The ``overstory`` command: thin wrappers over the indexer and retriever libraries.
 
-Commands are imported lazily (by name) so that ``overstory docs`` does not pay for torch.
+Every command module imports only what it needs at start-up; models (torch) load on first use,
+so that ``overstory docs`` does not pay for them.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 import click
 
-# name -> "module:attribute" of a click command.
-COMMANDS: dict[str, str] = {
-    "ingest": "api.commands.ingest:ingest",
-    "docs": "api.commands.documents:docs",
-    "rm": "api.commands.documents:rm",
-    "tree": "api.commands.documents:tree",
-    "doctor": "api.commands.doctor:doctor",
-    "diff": "api.commands.diff:diff",
-    "query": "api.commands.query:query",
-    "eval": "api.commands.query:evaluate",
-    "serve": "api.commands.serve:serve",
-    "keys": "api.commands.keys:keys",
-    "select": "api.commands.select:select_command",
-    "audit": "api.commands.audit:audit",
-}
+from api.commands.audit import audit
+from api.commands.diff import diff
+from api.commands.doctor import doctor
+from api.commands.documents import docs, rm, tree
+from api.commands.ingest import ingest
+from api.commands.keys import keys
+from api.commands.query import evaluate, query
+from api.commands.select import select_command
+from api.commands.serve import serve
 
 
-class LazyGroup(click.Group):
-    """A group whose sub-commands are imported only when run (or listed in help)."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module, attr = target.split(":")
-        command: Any = getattr(importlib.import_module(module), attr)
-        return command  # type: ignore[no-any-return]
-
-
-@click.group(cls=LazyGroup)
+@click.group()
 @click.version_option(package_name="overstory")
 def main() -> None:
     """Overstory: a hierarchical summary index over long structured documents."""
+
+
+for _command in (audit, diff, doctor, docs, rm, tree, ingest, keys, query, evaluate, serve):
+    main.add_command(_command)
+main.add_command(select_command, name="select")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,10 +12,10 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from api.service.jobs import JobRunner
+from api.service.keys import ApiKey, KeyStore, authorize
 from indexer.errors import AuthError, InvalidRequestError
 from indexer.index import Index
-from indexer.jobs import JobRunner
-from indexer.keys import ApiKey, KeyStore, authorize
 from indexer.settings import Settings
 
 bearer = HTTPBearer(

@@ -18,14 +18,13 @@ import json
 import logging
 import time
 import uuid
-from typing import Any
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.metrics import Metrics
-from indexer.errors import AuthError, OverstoryError, TooLargeError
-from indexer.keys import ApiKey, KeyStore
+from api.service.keys import ApiKey, KeyStore
+from indexer.errors import AuthError, OverstoryError, TooLargeError, error_body
 
 log = logging.getLogger("overstory.http")
 
@@ -37,11 +36,6 @@ DEV_PRINCIPAL = ApiKey(key_id="dev", role="admin", name="auth off (development)"
 
 class _BodyTooLarge(Exception):
     """Raised from ``receive`` when a body crosses its limit; mapped to 413 by the app."""
-
-
-def error_body(status: int, error: dict[str, Any]) -> tuple[int, bytes]:
-    """A canonical error response as status and encoded body."""
-    return status, json.dumps({"error": error}).encode("utf-8")
 
 
 async def send_json(
@@ -134,15 +128,11 @@ class ServiceMiddleware:
                 exc_info=exc,
             )
             if not state["started"]:
-                status, body = error_body(
-                    500,
-                    {
-                        "code": "internal",
-                        "message": f"internal error (incident {incident}); see the server log",
-                        "detail": {"incident": incident},
-                    },
+                error = OverstoryError(
+                    f"internal error (incident {incident}); see the server log",
+                    detail={"incident": incident},
                 )
-                await send_json(send_tracked, status, body, [])
+                await send_json(send_tracked, error.status, _encoded(error), [])
         finally:
             self.metrics.observe(
                 method=scope["method"],
@@ -169,8 +159,11 @@ class ServiceMiddleware:
     @staticmethod
     async def _refuse(send: Send, exc: OverstoryError) -> None:
         headers = [(b"www-authenticate", b"Bearer")] if exc.status == 401 else []
-        body = json.dumps(exc.to_body()).encode("utf-8")
-        await send_json(send, exc.status, body, headers)
+        await send_json(send, exc.status, _encoded(exc), headers)
+
+
+def _encoded(exc: OverstoryError) -> bytes:
+    return json.dumps(error_body(exc)).encode("utf-8")
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -166,8 +166,8 @@ def _complete_builds(db_path: Path) -> set[tuple[str, str]]:
 
 def main() -> dict[str, Any]:
     """Run the load test and return its figures."""
+    from api.service.keys import KeyStore
     from indexer.index import Index
-    from indexer.keys import KeyStore
     from indexer.settings import Settings
     from indexer.store.catalog import Catalog
 

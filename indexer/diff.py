@@ -55,12 +55,15 @@ class RevisionDiff:
 
 def revisions(catalog: Catalog, doc_id: str) -> list[dict[str, Any]]:
     """Completed revisions of a document, oldest first."""
-    rows = catalog.db.execute(
-        "SELECT build_id, revision, status, completed_at FROM builds WHERE doc_id = ?"
-        " AND status IN ('complete', 'superseded') ORDER BY build_id",
-        (doc_id,),
-    ).fetchall()
-    return [dict(r) for r in rows]
+    return [
+        {
+            "build_id": b.build_id,
+            "revision": b.revision,
+            "status": b.status,
+            "completed_at": b.completed_at,
+        }
+        for b in catalog.revisions(doc_id)
+    ]
 
 
 def _build_for(catalog: Catalog, doc_id: str, revision: str | None, *, default: int) -> int:

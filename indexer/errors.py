@@ -5,22 +5,27 @@
     │   ├── UnsupportedFormatError      415 unsupported_format
     │   ├── ParseError                  422 parse_error
     │   ├── InvalidRequestError         422 invalid_request
-    │   └── TooLargeError               413 too_large
+    │   ├── TooLargeError               413 too_large
+    │   └── UnreadableFileError         400 unreadable
     ├── AuthError                       401 unauthorized
     │   └── ForbiddenError              403 forbidden
     ├── NotFoundError                   404 not_found
+    ├── MethodNotAllowedError           405 method_not_allowed
     ├── ConflictError                   409 conflict
     ├── TooManyJobsError                429 too_many_jobs
     ├── UnavailableError                503 unhealthy
     ├── ConfigError                     500 config_error
+    ├── JobInterruptedError             500 interrupted     (the server stopped mid-job)
     ├── BackendError                    502 backend_error   (a model server, a vector store)
     │   └── SummarizerError             502 summarizer_error
-    └── StoreInconsistentError          500 store_inconsistent
+    ├── StoreInconsistentError          500 store_inconsistent
+    └── HTTPStatusError                 any other status the web framework answers with
 
 Every error carries an HTTP status and a stable ``code`` as class attributes; the HTTP layer turns
-any of them into the one canonical body ``{"error": {"code", "message", "detail"}}`` and the CLI
-into a one-line message and a non-zero exit code. Third-party exceptions are mapped at the
-boundary with ``raise ... from exc``.
+any of them into the one canonical body ``{"error": {"code", "message", "detail"}}`` built by
+:func:`error_body`, and the CLI into a one-line message and a non-zero exit code. Third-party
+exceptions are mapped at the boundary with ``raise ... from exc`` (the web framework's own 404,
+405 and 400 included, in ``api.errors``).
 """
 
 from __future__ import annotations
@@ -39,9 +44,14 @@ class OverstoryError(Exception):
         self.message = message
         self.detail = detail
 
-    def to_body(self) -> dict[str, Any]:
-        """The canonical JSON error body."""
-        return {"error": {"code": self.code, "message": self.message, "detail": self.detail}}
+    def to_json(self) -> dict[str, Any]:
+        """The error object ``{"code", "message", "detail"}`` (in a body, a job, a report)."""
+        return {"code": self.code, "message": self.message, "detail": self.detail}
+
+
+def error_body(exc: OverstoryError) -> dict[str, Any]:
+    """The one canonical JSON error body: ``{"error": {"code", "message", "detail"}}``."""
+    return {"error": exc.to_json()}
 
 
 class BadInputError(OverstoryError):
@@ -69,6 +79,12 @@ class TooLargeError(BadInputError):
     code = "too_large"
 
 
+class UnreadableFileError(BadInputError):
+    """A file that could not be read (permissions, a vanished file)."""
+
+    code = "unreadable"
+
+
 class AuthError(OverstoryError):
     status = 401
     code = "unauthorized"
@@ -82,6 +98,11 @@ class ForbiddenError(AuthError):
 class NotFoundError(OverstoryError):
     status = 404
     code = "not_found"
+
+
+class MethodNotAllowedError(OverstoryError):
+    status = 405
+    code = "method_not_allowed"
 
 
 class ConflictError(OverstoryError):
@@ -108,6 +129,12 @@ class ConfigError(OverstoryError):
     code = "config_error"
 
 
+class JobInterruptedError(OverstoryError):
+    """The server stopped while a job was running (recorded on the job after a restart)."""
+
+    code = "interrupted"
+
+
 class BackendError(OverstoryError):
     status = 502
     code = "backend_error"
@@ -120,3 +147,17 @@ class SummarizerError(BackendError):
 class StoreInconsistentError(OverstoryError):
     status = 500
     code = "store_inconsistent"
+
+
+class HTTPStatusError(OverstoryError):
+    """An HTTP status the web framework answered with that no class above stands for; the
+    instance carries the status and code."""
+
+    code = "http_error"
+
+    def __init__(
+        self, message: str, *, detail: Any = None, status: int = 500, code: str | None = None
+    ) -> None:
+        super().__init__(message, detail=detail)
+        self.status = status
+        self.code = code or self.code

@@ -1,19 +1,28 @@
-"""The indexer's front door: one object per store, used by the CLI and the HTTP service."""
+"""The indexer's front door: one object per store, used by the CLI and the HTTP service.
+
+``Index(settings)`` opens a store folder (the SQLite catalog, the vector store, the models that
+fill them) and offers what the indexer does: ingest files or uploads, plan an ingest without
+doing it, list, show and delete documents, and check the vector store against the catalog.
+Publish hooks, given to the constructor, run after documents got a new served revision (or
+were deleted): the edge (``api.service.wiring``) wires the lexical index and the lint warm-up.
+"""
 
 from __future__ import annotations
 
 import fcntl
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from indexer.clustering import make_restructure
 from indexer.embedding import Embedder, make_embedder
-from indexer.errors import BadInputError, NotFoundError, OverstoryError
+from indexer.errors import BadInputError, NotFoundError, OverstoryError, UnreadableFileError
 from indexer.ingest import IngestContext, Restructure, ingest_document
 from indexer.parsers import supported_suffixes
+from indexer.plan import IngestPlan, plan_document
 from indexer.progress import ProgressFn, no_progress
 from indexer.reports import IngestReport
 from indexer.settings import Settings
@@ -22,8 +31,9 @@ from indexer.store.vectors import VectorStore, make_vector_store
 from indexer.summarizers import Summarizer, make_summarizer
 from indexer.treeview import tree_json
 
-if TYPE_CHECKING:
-    from indexer.plan import IngestPlan
+PublishHook = Callable[[Sequence[str]], None]
+"""Called with the doc_ids whose served revision changed (new build or deleted), once per call
+of :meth:`Index.ingest_paths`, :meth:`Index.ingest_bytes` or :meth:`Index.delete`."""
 
 
 class Index:
@@ -33,23 +43,24 @@ class Index:
         self,
         settings: Settings,
         *,
+        catalog: Catalog | None = None,
         embedder: Embedder | None = None,
         summarizer: Summarizer | None = None,
         vectors: VectorStore | None = None,
+        on_publish: Sequence[PublishHook] = (),
     ) -> None:
         self.settings = settings
         settings.store.mkdir(parents=True, exist_ok=True)
-        self.catalog = Catalog(settings.store / "overstory.db")
+        self.catalog = catalog if catalog is not None else open_catalog(settings)
         self._vectors = vectors
         self._embedder = embedder
         self._summarizer = summarizer
-        # Called with a doc_id after its new build is published or it is deleted (e.g. to
-        # refresh a lexical index kept by the retriever).
-        self.on_publish: list[Callable[[str], None]] = []
+        self._on_publish = tuple(on_publish)
 
-    def _published(self, doc_id: str) -> None:
-        for hook in self.on_publish:
-            hook(doc_id)
+    def _published(self, doc_ids: Sequence[str]) -> None:
+        if doc_ids:
+            for hook in self._on_publish:
+                hook(list(doc_ids))
 
     @property
     def vectors(self) -> VectorStore:
@@ -73,11 +84,7 @@ class Index:
         return self._summarizer
 
     def restructure_hook(self) -> Restructure | None:
-        """How headingless or flat parts of a tree get levels (clustering), if available."""
-        try:
-            from indexer.clustering import make_restructure
-        except ImportError:
-            return None
+        """How headingless or flat parts of a tree get levels (clustering; None when off)."""
         return make_restructure(self.settings, catalog=self.catalog)
 
     @contextmanager
@@ -95,7 +102,7 @@ class Index:
             settings=self.settings,
             catalog=self.catalog,
             vectors=self.vectors,
-            embedder=lambda: self.embedder,
+            embedder=self.embedder,
             summarizer=self.summarizer,
             progress=progress,
             restructure=self.restructure_hook(),
@@ -121,8 +128,7 @@ class Index:
                 source=source or doc_id,
                 filename=filename or doc_id,
             )
-        if doc.status != "unchanged":
-            self._published(doc_id)
+        self._published([doc_id] if doc.status != "unchanged" else [])
         report.add(doc)
         report.seconds = time.perf_counter() - started
         return report
@@ -134,26 +140,28 @@ class Index:
         report = IngestReport()
         started = time.perf_counter()
         ctx = self._context(progress)
-        for path, doc_id in discover(paths):
-            try:
-                data = path.read_bytes()
-                with self._ingest_lock():
-                    doc = ingest_document(
-                        ctx, data, doc_id=doc_id, source=doc_id, filename=path.name
-                    )
-                if doc.status != "unchanged":
-                    self._published(doc_id)
-                report.add(doc)
-            except (OverstoryError, OSError) as exc:
-                report.errors.append(file_error(doc_id, path, exc))
+        published: list[str] = []
+        try:
+            for path, doc_id in discover(paths):
+                try:
+                    data = path.read_bytes()
+                    with self._ingest_lock():
+                        doc = ingest_document(
+                            ctx, data, doc_id=doc_id, source=doc_id, filename=path.name
+                        )
+                    if doc.status != "unchanged":
+                        published.append(doc_id)
+                    report.add(doc)
+                except (OverstoryError, OSError) as exc:
+                    report.errors.append(file_error(doc_id, path, exc))
+        finally:
+            self._published(published)
         report.seconds = time.perf_counter() - started
         return report
 
     def plan_paths(self, paths: list[Path]) -> IngestPlan:
         """What ``ingest_paths`` would do, per document: summaries computed and reused, and the
         token estimate; calls no model and writes nothing (``overstory ingest --dry-run``)."""
-        from indexer.plan import IngestPlan, plan_document
-
         started = time.perf_counter()
         ctx = self._context(no_progress)
         plan = IngestPlan(identity=ctx.summarizer.identity)
@@ -176,7 +184,7 @@ class Index:
             stale = sorted(self.vectors.ids_of_document(doc_id))
             if stale:
                 self.vectors.delete(stale)
-        self._published(doc_id)
+        self._published([doc_id])
 
     def documents(self) -> list[dict[str, Any]]:
         """The served documents with their revision and counts."""
@@ -203,7 +211,15 @@ class Index:
         return tree_json(self.catalog, int(row["current_build"]))
 
     def check(self, *, repair: bool = False) -> dict[str, Any]:
-        """Compare SQLite and the vector store; optionally delete orphans and re-embed gaps."""
+        """Compare SQLite and the vector store; optionally delete orphans and re-embed gaps.
+
+        Waits for a running ingest (of any process) to finish: mid-build, vectors of the
+        unpublished build are stored but not yet referenced, and a repair would delete them.
+        """
+        with self._ingest_lock():
+            return self._check(repair=repair)
+
+    def _check(self, *, repair: bool) -> dict[str, Any]:
         expected = self.catalog.served_vector_ids()
         stored = self.vectors.all_ids()
         missing = sorted(expected - stored)
@@ -227,32 +243,26 @@ class Index:
         }
 
     def _reembed(self, wanted: set[str]) -> int:
-        rows = self.catalog.db.execute(
-            "SELECT n.vector_id, n.doc_id, n.level, n.text, s.text AS summary FROM nodes n"
-            " JOIN documents d ON n.build_id = d.current_build"
-            " LEFT JOIN summaries s ON s.key = n.summary_key WHERE n.vector_id IS NOT NULL"
-        ).fetchall()
-        todo: dict[str, tuple[str, str, str]] = {}
-        for r in rows:
-            if r["vector_id"] in wanted and r["vector_id"] not in todo:
-                kind = "p" if r["level"] == "passage" else "s"
-                text = r["text"] if kind == "p" else r["summary"]
-                todo[r["vector_id"]] = (r["doc_id"], kind, text or "")
-        ids = list(todo)
-        for i in range(0, len(ids), 256):
-            batch = ids[i : i + 256]
-            vecs = self.embedder.embed([todo[v][2] for v in batch])
+        todo = self.catalog.nodes.served_vector_sources(wanted)
+        for i in range(0, len(todo), 256):
+            batch = todo[i : i + 256]
+            vecs = self.embedder.embed([v.text for v in batch])
             self.vectors.upsert(
-                batch,
+                [v.vector_id for v in batch],
                 vecs,
-                doc_ids=[todo[v][0] for v in batch],
-                kinds=[todo[v][1] for v in batch],
+                doc_ids=[v.doc_id for v in batch],
+                kinds=[v.kind for v in batch],
             )
-        return len(ids)
+        return len(todo)
 
     def close(self) -> None:
         """Release the catalog connection of this thread."""
         self.catalog.close()
+
+
+def open_catalog(settings: Settings) -> Catalog:
+    """The catalog of the store named by the settings."""
+    return Catalog(settings.store / "overstory.db")
 
 
 def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
@@ -278,15 +288,9 @@ def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
 
 def file_error(doc_id: str, path: Path, exc: OverstoryError | OSError) -> dict[str, Any]:
     """The report entry of a file that could not be ingested (or planned)."""
-    if isinstance(exc, OverstoryError):
-        return {"doc_id": doc_id, "source": str(path), **exc.to_body()["error"]}
-    return {
-        "doc_id": doc_id,
-        "source": str(path),
-        "code": "unreadable",
-        "message": f"{path}: {exc.strerror or exc}",
-        "detail": None,
-    }
+    if not isinstance(exc, OverstoryError):
+        exc = UnreadableFileError(f"{path}: {exc.strerror or exc}")
+    return {"doc_id": doc_id, "source": str(path), **exc.to_json()}
 
 
 def _suffix(path: Path) -> str:

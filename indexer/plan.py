@@ -1,12 +1,12 @@
 """What an ingest would cost, without doing it: ``overstory ingest --dry-run``.
 
-The plan runs the real build's summary pass (``ingest._summarize``) on the real tree, with two
-stand-ins: a summarizer that calls no model (it records a token estimate and answers with a
-placeholder that stands for "the summary this run would compute") and a catalog that reads the
-summary cache but never writes. So the count of summaries to compute is exact by construction:
-the same tree, the same cache keys, the same skipping of nodes without passages and of duplicate
-keys. A parent of a node to compute is itself computed (its key includes the new child summary),
-which the placeholder reproduces.
+The plan runs the build's own summary pass (:func:`indexer.summary_pass.summarize_tree`) on the
+real tree and the real cache, with a ``compute`` that calls no model: it records a token
+estimate and answers with a placeholder that stands for "the summary this run would compute".
+So the count of summaries to compute is exact by construction: the same tree, the same cache
+keys, the same skipping of nodes without passages and of duplicate keys. A parent of a node to
+compute is itself computed (its key includes the new child summary), which the placeholder
+reproduces.
 
 Nothing is written: no build, no summary, no vector. The tree's shape can depend on passage
 vectors (cluster levels for headingless or flat parts); those are read from the vector store and
@@ -15,22 +15,21 @@ the missing ones embedded in memory, only if the clustering hook actually asks f
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, cast
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
-from indexer.errors import TooLargeError
 from indexer.hashing import hash_bytes, hash_parts, hash_text
-from indexer.ingest import _EMBED_CHUNK, IngestContext, _summarize, served_state, vector_id
+from indexer.ingest import EMBED_CHUNK, IngestContext, check_size, served_state, vector_id
 from indexer.parsers import parse_bytes
-from indexer.progress import no_progress
+from indexer.reviews import corrections
 from indexer.settings import Settings
-from indexer.store.catalog import Catalog
-from indexer.summarizers.base import SummarizerIdentity, SummaryRequest, SummaryResult
+from indexer.summarizers.base import SummarizerIdentity, SummaryRequest
 from indexer.summarizers.estimate import PENDING, TokenEstimate, TokenEstimator
 from indexer.summarizers.prompts import words_for
+from indexer.summary_pass import Computed, summarize_tree
 from indexer.tree import TreeNode, build_tree, compute_hashes
 
 ESTIMATE_METHOD = (
@@ -99,12 +98,7 @@ def plan_document(
     Raises:
         BadInputError: The file would be refused by the ingest.
     """
-    settings = ctx.settings
-    if len(data) > settings.max_document_bytes:
-        raise TooLargeError(
-            f"{source}: {len(data):,} bytes is over the limit of "
-            f"{settings.max_document_bytes:,} (setting max_document_bytes)"
-        )
+    check_size(ctx.settings, data, source=source)
     status, stored = served_state(ctx, doc_id=doc_id, revision=hash_bytes(data))
     if status == "unchanged":
         return DocumentPlan(
@@ -119,34 +113,22 @@ def plan_document(
             input_tokens=0,
             output_tokens=0,
         )
-    parsed = parse_bytes(data, filename=filename)
-    tree = build_tree(parsed, chunk_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap)
-    passages = tree.passages()
-    for p in passages:
-        p.hash = hash_text(p.text or "")
-    if ctx.restructure is not None:
-        lazy = _LazyVectors(ctx, doc_id=doc_id, passages=passages)
-        # The hook's annotation says dict; it only reads (``get``, ``values``).
-        ctx.restructure(tree, cast(dict[str, np.ndarray], lazy), doc_id)
-    compute_hashes(tree)
-    for node in tree.walk():
-        node.node_id = hash_parts([doc_id, "plan", str(node.ordinal)])[:20]
-
-    recorder = _PlanningSummarizer(ctx.summarizer.identity, _estimator(settings, ctx))
-    planning = replace(
-        ctx,
-        summarizer=recorder,
-        catalog=cast(Catalog, _ReadOnlyCatalog(ctx.catalog)),
-        progress=no_progress,
+    tree = _planned_tree(ctx, data, doc_id=doc_id, filename=filename)
+    recorder = _Recorder(_estimator(ctx.settings, ctx.summarizer.identity))
+    outcome = summarize_tree(
+        tree,
+        identity=ctx.summarizer.identity,
+        corrected=corrections(ctx.catalog, doc_id),
+        lookup=lambda keys: {k: s.text for k, s in ctx.catalog.summaries(keys).items()},
+        compute=recorder,
     )
-    outcome = _summarize(planning, tree, doc_id=doc_id)
     est = recorder.estimates
     return DocumentPlan(
         doc_id=doc_id,
         source=source,
         status=status,
         nodes=sum(1 for _ in tree.walk()),
-        passages=len(passages),
+        passages=len(tree.passages()),
         summaries_computed=outcome.calls,
         summaries_reused=outcome.hits,
         model_calls=sum(e.calls for e in est),
@@ -156,10 +138,25 @@ def plan_document(
     )
 
 
-def _estimator(settings: Settings, ctx: IngestContext) -> TokenEstimator:
-    ident = ctx.summarizer.identity
+def _planned_tree(ctx: IngestContext, data: bytes, *, doc_id: str, filename: str) -> TreeNode:
+    """The tree the ingest would build: parsed, chunked, restructured and hashed."""
+    settings = ctx.settings
+    parsed = parse_bytes(data, filename=filename)
+    tree = build_tree(parsed, chunk_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap)
+    passages = tree.passages()
+    for p in passages:
+        p.hash = hash_text(p.text or "")
+    if ctx.restructure is not None:
+        ctx.restructure(tree, _LazyVectors(ctx, doc_id=doc_id, passages=passages), doc_id)
+    compute_hashes(tree)
+    for node in tree.walk():
+        node.node_id = hash_parts([doc_id, "plan", str(node.ordinal)])[:20]
+    return tree
+
+
+def _estimator(settings: Settings, identity: SummarizerIdentity) -> TokenEstimator:
     return TokenEstimator(
-        backend=ident.backend,
+        backend=identity.backend,
         words=words_for(settings.summary_tokens),
         summary_tokens=settings.summary_tokens,
         max_new_tokens=settings.summarizer_max_new_tokens,
@@ -167,37 +164,21 @@ def _estimator(settings: Settings, ctx: IngestContext) -> TokenEstimator:
     )
 
 
-class _PlanningSummarizer:
-    """Calls no model: records what each request would cost and answers with a placeholder.
+class _Recorder:
+    """A ``compute`` that calls no model: records what each request would cost and answers
+    with a placeholder.
 
     The placeholder names the request's cache key, so two nodes get the same placeholder exactly
     when the real run would compute one summary for both.
     """
 
-    def __init__(self, identity: SummarizerIdentity, estimator: TokenEstimator) -> None:
-        self.identity = identity
+    def __init__(self, estimator: TokenEstimator) -> None:
         self.estimator = estimator
         self.estimates: list[TokenEstimate] = []
 
-    async def summarize(self, requests: Sequence[SummaryRequest]) -> list[SummaryResult]:
-        out = []
-        for r in requests:
-            self.estimates.append(self.estimator.estimate(r))
-            out.append(SummaryResult(r.key, PENDING + r.key))
-        return out
-
-
-class _ReadOnlyCatalog:
-    """The catalog with its summary cache writes turned into no-ops (reads pass through)."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        self._catalog = catalog
-
-    def put_summaries(self, rows: Iterable[tuple[Any, ...]]) -> None:
-        """Store nothing."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._catalog, name)
+    def __call__(self, requests: list[SummaryRequest]) -> Computed:
+        self.estimates.extend(self.estimator.estimate(r) for r in requests)
+        return Computed(texts={r.key: PENDING + r.key for r in requests})
 
 
 class _LazyVectors(Mapping[str, np.ndarray]):
@@ -221,9 +202,9 @@ class _LazyVectors(Mapping[str, np.ndarray]):
             stored = self._ctx.vectors.get(list(ids.values())) if ids else {}
             out = {h: stored[v] for h, v in ids.items() if v in stored}
             missing = [h for h in self._texts if h not in out]
-            for i in range(0, len(missing), _EMBED_CHUNK):
-                batch = missing[i : i + _EMBED_CHUNK]
-                vecs = self._ctx.embedder().embed([self._texts[h] for h in batch])
+            for i in range(0, len(missing), EMBED_CHUNK):
+                batch = missing[i : i + EMBED_CHUNK]
+                vecs = self._ctx.embedder.embed([self._texts[h] for h in batch])
                 out.update(zip(batch, vecs, strict=True))
             self._vectors = out
         return self._vectors

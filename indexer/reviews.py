@@ -13,7 +13,8 @@ unchanged, whatever build the node is in. Reviews are only ever added; the lates
   whose node is gone from the build: the source changed under it. The review is *stale*; the
   node is pending and goes first in the audit queue ("source changed, re-check").
 
-This module only reads; :mod:`indexer.audit` writes reviews and builds the queue.
+This module only reads; :mod:`api.service.review` writes reviews and
+:mod:`api.service.audit_queue` builds the queue.
 """
 
 from __future__ import annotations
@@ -126,30 +127,19 @@ def review_states(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, Re
     inner = [r for r in rows if r["level"] != "passage"]
     if not inner:
         return {}
-    doc_ids = sorted({r["doc_id"] for r in inner})
     latest: dict[tuple[str, str], Review] = {}
     by_place: dict[tuple[str, str, str], list[Review]] = defaultdict(list)
-    for i in range(0, len(doc_ids), 500):
-        chunk = doc_ids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for r in catalog.db.execute(
-            f"SELECT * FROM reviews WHERE doc_id IN ({marks}) ORDER BY review_id", chunk
-        ):
-            review = review_from_row(r)
-            latest[(review.doc_id, review.node_hash)] = review
-            by_place[(review.doc_id, review.level, r["heading_path"])].append(review)
+    for r in catalog.reviews.of_documents(sorted({r["doc_id"] for r in inner})):
+        review = review_from_row(r)
+        latest[(review.doc_id, review.node_hash)] = review
+        by_place[(review.doc_id, review.level, r["heading_path"])].append(review)
     if not latest:
         return {r["node_id"]: ReviewState(PENDING) for r in inner}
     build_hashes: dict[int, set[str]] = {}
 
     def hashes_of(build_id: int) -> set[str]:
         if build_id not in build_hashes:
-            build_hashes[build_id] = {
-                h
-                for (h,) in catalog.db.execute(
-                    "SELECT hash FROM nodes WHERE build_id = ? AND level != 'passage'", (build_id,)
-                )
-            }
+            build_hashes[build_id] = catalog.nodes.inner_hashes(build_id)
         return build_hashes[build_id]
 
     out: dict[str, ReviewState] = {}
@@ -181,13 +171,7 @@ def review_states_by_id(catalog: Catalog, node_ids: Sequence[str]) -> dict[str, 
     A result's served summary is ``state.correction`` when it is not None, its review label
     ``state.review.status`` when ``state.review`` is not None.
     """
-    rows: list[sqlite3.Row] = []
-    unique = sorted(set(node_ids))
-    for i in range(0, len(unique), 500):
-        chunk = unique[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        rows += catalog.db.execute(f"SELECT * FROM nodes WHERE node_id IN ({marks})", chunk)
-    return review_states(catalog, rows)
+    return review_states(catalog, catalog.nodes.rows(sorted(set(node_ids))))
 
 
 def _state_of(review: Review, summary_key: str | None) -> ReviewState:
@@ -208,13 +192,7 @@ def corrections(catalog: Catalog, doc_id: str) -> dict[str, str]:
     The ingest uses a node's correction instead of writing its summary when the node's hash is
     unchanged, and feeds it to the node's ancestors like any child summary.
     """
-    rows = catalog.db.execute(
-        "SELECT r.node_hash, r.corrected_text FROM reviews r"
-        " WHERE r.doc_id = ? AND r.review_id = (SELECT MAX(review_id) FROM reviews"
-        " WHERE doc_id = r.doc_id AND node_hash = r.node_hash)",
-        (doc_id,),
-    )
-    return {h: text for h, text in rows if text is not None}
+    return catalog.reviews.corrections(doc_id)
 
 
 def effective_summary(catalog: Catalog, row: sqlite3.Row) -> tuple[str | None, Review | None]:

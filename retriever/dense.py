@@ -78,10 +78,7 @@ class DenseSearcher:
             else:
                 missing.append(b)
         for b in missing:
-            row = self.catalog.db.execute(
-                "SELECT COUNT(DISTINCT vector_id) FROM nodes WHERE build_id = ?", (b,)
-            ).fetchone()
-            out[b] = int(row[0])
+            out[b] = self.catalog.nodes.vector_count(b)
         return out
 
     def _exact(
@@ -108,11 +105,7 @@ class DenseSearcher:
             if build_id in self._cache:
                 self._cache.move_to_end(build_id)
                 return self._cache[build_id]
-        rows = self.catalog.db.execute(
-            "SELECT DISTINCT vector_id FROM nodes WHERE build_id = ? AND vector_id IS NOT NULL",
-            (build_id,),
-        ).fetchall()
-        wanted = [r[0] for r in rows]
+        wanted = sorted(self.catalog.vector_ids_of_build(build_id))
         got = self.vectors.get(wanted)
         ids = [v for v in wanted if v in got]
         mat = (

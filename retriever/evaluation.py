@@ -29,7 +29,7 @@ from indexer.errors import BadInputError, InvalidRequestError
 from retriever.candidates import Candidate
 from retriever.request import QueryRequest
 from retriever.retriever import FLAT, Pipeline, Retriever
-from retriever.snapshot import NodeRecord, Snapshot, take_snapshot, texts_of
+from retriever.snapshot import NodeRecord, Snapshot, take_snapshot
 
 KINDS = ("specific", "global")
 DEPTH = 10
@@ -185,8 +185,7 @@ class Evaluation:
         same = [c.node.build_id == gold.build_id for c in ranked]
         rank = None
         if q.kind == "specific":
-            texts = texts_of(
-                self.retriever.catalog.db,
+            texts = self.retriever.catalog.nodes.texts_of(
                 [c.node for c, ok in zip(ranked, same, strict=True) if ok and c.node.is_passage],
             )
             want = normalize(q.evidence)

@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from indexer.hashing import hash_parts
-from indexer.index import Index
 from indexer.store.catalog import Catalog
 from retriever.snapshot import Snapshot, take_snapshot
 from retriever.tokenize import tokenize
@@ -143,6 +143,11 @@ class LexicalIndex:
                 state = self._load_or_build(latest)
                 self._state = state
         return state
+
+    def on_publish(self, doc_ids: Sequence[str]) -> None:
+        """A publish hook (see :data:`indexer.index.PublishHook`): refresh now, so that the
+        next query does not pay for it."""
+        self.refresh()
 
     def refresh(self, snapshot: Snapshot | None = None) -> None:
         """Bring the index up to the served documents (called after every publish)."""
@@ -277,25 +282,19 @@ def _load(path: Path, generation: tuple[tuple[str, int], ...]) -> _State:
 
 
 def _tokenize_build(catalog: Catalog, build_id: int) -> _Segment:
-    rows = catalog.db.execute(
-        "SELECT n.node_id, n.level, n.heading_path, n.text, s.text AS summary FROM nodes n"
-        " LEFT JOIN summaries s ON s.key = n.summary_key"
-        " WHERE n.build_id = ? AND n.vector_id IS NOT NULL ORDER BY n.ordinal",
-        (build_id,),
-    ).fetchall()
+    rows = catalog.nodes.lexical_rows(build_id)
     vocab: dict[str, int] = {}
     tokens: list[int] = []
     counts: list[int] = []
     pairs, lengths, node_ids, summary = [], [], [], []
     for r in rows:
-        text = r["text"] if r["level"] == "passage" else r["summary"]
-        bag = Counter(tokenize(lexical_text(r["level"], json.loads(r["heading_path"]), text or "")))
+        bag = Counter(tokenize(lexical_text(r.level, r.heading_path, r.text)))
         tokens.extend(vocab.setdefault(t, len(vocab)) for t in bag)
         counts.extend(bag.values())
         pairs.append(len(bag))
         lengths.append(sum(bag.values()))
-        node_ids.append(r["node_id"])
-        summary.append(r["level"] != "passage")
+        node_ids.append(r.node_id)
+        summary.append(r.level != "passage")
     return _Segment(
         node_ids=np.array(node_ids, dtype=str),
         summary=np.array(summary, dtype=bool),
@@ -372,8 +371,3 @@ def bm25_class() -> Any:
 
         _BM25_CLASS = FlatBM25
     return _BM25_CLASS
-
-
-def refresh_lexical_index(index: Index) -> None:
-    """Bring a store's BM25 index up to its served documents (after an ingest)."""
-    LexicalIndex(index.settings.store / "lexical", index.catalog).refresh()

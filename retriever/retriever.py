@@ -23,15 +23,7 @@ from retriever.request import QueryLimits, QueryRequest
 from retriever.rerankers import make_reranker
 from retriever.rerankers.base import Reranker, RerankInput
 from retriever.results import result_json
-from retriever.snapshot import (
-    NodeRecord,
-    Snapshot,
-    SnapshotSource,
-    nodes_by_id,
-    nodes_by_vector,
-    passages_below,
-    texts_of,
-)
+from retriever.snapshot import NodeRecord, Snapshot, SnapshotSource
 
 SUPPORT_PASSAGES = 3
 
@@ -76,6 +68,7 @@ class Retriever:
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
         pipeline: Pipeline | None = None,
+        lexical: LexicalIndex | None = None,
     ) -> None:
         settings = index.settings
         self.index = index
@@ -85,10 +78,9 @@ class Retriever:
         self._embedder = embedder
         self._reranker = reranker
         self._lock = threading.Lock()
-        self.lexical = LexicalIndex(settings.store / "lexical", self.catalog)
+        self.lexical = lexical or LexicalIndex(settings.store / "lexical", self.catalog)
         self.snapshots = SnapshotSource(self.catalog)
         self._dense: DenseSearcher | None = None
-        index.on_publish.append(self._published)
 
     # collaborators, created on first use ---------------------------------------------------
     @property
@@ -131,9 +123,6 @@ class Retriever:
             torch.set_num_threads(threads)
         return embedder.embed([text])[0]
 
-    def _published(self, doc_id: str) -> None:
-        self.lexical.refresh()
-
     # querying ------------------------------------------------------------------------------
     def request(self, query: object, **options: Any) -> QueryRequest:
         """Validate a raw request against this retriever's limits (see QueryRequest.create)."""
@@ -151,7 +140,7 @@ class Retriever:
         vector = self.encode(request.query)
         ranked = self.rank(request, vector, snapshot, pipeline=pipeline or self.pipeline)
         top = ranked[: request.k]
-        texts = texts_of(self.catalog.db, [c.node for c in top])
+        texts = self.catalog.nodes.texts_of([c.node for c in top])
         results = []
         for rank, cand in enumerate(top, start=1):
             text, writer = texts.get(cand.node_id, ("", None))
@@ -199,7 +188,7 @@ class Retriever:
         dense = self.dense.search(
             vector, n=pipeline.dense_candidates, snapshot=snapshot, doc_ids=docs, kinds=kinds
         )
-        by_vector = nodes_by_vector(self.catalog.db, [v for v, _ in dense], builds)
+        by_vector = self.catalog.nodes.records_by_vector([v for v, _ in dense], builds)
         for vid, sim in dense:
             for node in by_vector.get(vid, []):
                 if node.kind in kinds:
@@ -213,7 +202,7 @@ class Retriever:
                 kinds=kinds,
             )
             missing = [nid for nid, _ in lexical if nid not in cands]
-            found = nodes_by_id(self.catalog.db, missing, builds)
+            found = self.catalog.nodes.records_by_id(missing, builds)
             for nid, score in lexical:
                 cand = cands.get(nid)
                 if cand is None:
@@ -247,7 +236,7 @@ class Retriever:
         )
 
     def _texts(self, cands: list[Candidate]) -> dict[str, str]:
-        return {k: v[0] for k, v in texts_of(self.catalog.db, [c.node for c in cands]).items()}
+        return {k: v[0] for k, v in self.catalog.nodes.texts_of([c.node for c in cands]).items()}
 
     def _cosines(self, cands: list[Candidate], vector: np.ndarray) -> dict[str, float]:
         out = {c.node_id: c.dense for c in cands if c.dense is not None}
@@ -262,7 +251,7 @@ class Retriever:
         self, node: NodeRecord, vector: np.ndarray, snapshot: Snapshot
     ) -> list[dict[str, Any]]:
         """The passages below a summary that best match the query (so that a chatbot can quote)."""
-        below = passages_below(self.catalog.db, node)
+        below = self.catalog.nodes.records_below(node)
         if not below:
             return []
         vecs = self.dense.vectors_of(sorted({p.vector_id for p in below if p.vector_id}))
@@ -273,7 +262,7 @@ class Retriever:
                 p.ordinal,
             ),
         )[:SUPPORT_PASSAGES]
-        texts = texts_of(self.catalog.db, scored)
+        texts = self.catalog.nodes.texts_of(scored)
         doc = snapshot.by_build[node.build_id]
         return [
             result_json(

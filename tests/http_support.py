@@ -20,9 +20,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from api.service.keys import ROLES
+from api.service.wiring import Stack
 from indexer.index import Index
-from indexer.keys import ROLES
 from indexer.settings import Settings
+from retriever import Retriever
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -91,7 +93,8 @@ class Service:
 @contextmanager
 def service(settings: Settings, *, index: Index | None = None) -> Iterator[Service]:
     """The app (lifespan run) with a key for every role."""
-    app = create_app(settings, index=index)
+    stack = Stack(index=index, retriever=Retriever(index)) if index is not None else None
+    app = create_app(settings, stack=stack)
     keys = {role: app.state.keys.create(role=role, name=f"test-{role}")[0] for role in ROLES}
     with TestClient(app, raise_server_exceptions=False) as client:
         yield Service(app=app, client=client, keys=keys)

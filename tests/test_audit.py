@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from indexer.audit import audit_log, corrections, effective_summary, queue, review
+from api.service.audit import audit_log, corrections, effective_summary, queue, review
 from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
 from indexer.index import Index
 from indexer.reviews import review_states_by_id

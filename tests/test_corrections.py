@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from indexer.audit import review
+from api.service.audit import review
 from indexer.index import Index
 from tests.helpers import walk
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from api.cli import COMMANDS
+from api.cli import main
 from indexer.settings import Settings
 from tests.helpers import ROOT
 
@@ -33,5 +33,6 @@ def test_every_setting_has_an_env_name_and_description() -> None:
 
 
 def test_every_command_is_documented() -> None:
-    for name in COMMANDS:
+    assert len(main.commands) >= 12
+    for name in main.commands:
         assert f"overstory {name}" in README, name

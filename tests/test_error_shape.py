@@ -21,7 +21,7 @@ def _all_errors(cls: type[OverstoryError] = OverstoryError) -> Iterator[type[Ove
 
 # Imported so that their error classes are part of the hierarchy walked below.
 import api.routes.health  # noqa: E402,F401
-import indexer.jobs  # noqa: E402,F401
+import api.service.jobs  # noqa: E402,F401
 
 ERRORS = {cls.__name__: cls for cls in _all_errors()}
 

@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
+from api.service.keys import KeyStore
 from indexer.index import Index
-from indexer.keys import KeyStore
 from indexer.settings import Settings
 from indexer.store.catalog import Catalog
 from tests.http_support import ServerProcess, bearer, big_manual

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from api.app import create_app
 from api.cli import main
 from api.commands.serve import _bootstrap_key
+from api.service.keys import ROLES, role_allows
 from indexer.errors import ConfigError
 from indexer.index import Index
-from indexer.keys import ROLES, role_allows
 from indexer.settings import Settings
 from tests.http_support import bearer, service
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from indexer.keys import ROLES, role_allows
+from api.service.keys import ROLES, role_allows
 from indexer.settings import Settings
 from tests.http_support import FIXTURES, Service, bearer, served_operations, service
 

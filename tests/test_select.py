@@ -25,7 +25,13 @@ from fastapi.testclient import TestClient
 from api.routes.select import SelectResponse
 from api.routes.select import router as select_router
 from indexer.embedding.minilm import MiniLMEmbedder
-from indexer.errors import ConflictError, InvalidRequestError, NotFoundError, OverstoryError
+from indexer.errors import (
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    OverstoryError,
+    error_body,
+)
 from indexer.index import Index
 from indexer.settings import Settings
 from retriever.selection import SelectionRequest, select
@@ -642,7 +648,7 @@ def client(hashed: Index) -> Iterator[TestClient]:
 
     @app.exception_handler(OverstoryError)
     async def _error(request: Request, exc: OverstoryError) -> JSONResponse:
-        return JSONResponse(exc.to_body(), status_code=exc.status)
+        return JSONResponse(error_body(exc), status_code=exc.status)
 
     with TestClient(app) as c:
         yield c

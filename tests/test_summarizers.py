@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 import pytest
+from tenacity import AsyncRetrying, RetryCallState
 
-from indexer.errors import ConfigError
+from indexer.errors import ConfigError, SummarizerError
 from indexer.index import Index
 from indexer.settings import Settings
 from indexer.summarizers import make_summarizer
@@ -23,7 +25,7 @@ from indexer.summarizers.llamacpp import INSTALL as LLAMACPP_INSTALL
 from indexer.summarizers.local import INSTALL as LOCAL_INSTALL
 from indexer.summarizers.local import require_packages
 from indexer.summarizers.modelfiles import bundled_gguf
-from indexer.summarizers.openai_chat import OpenAIChatModel
+from indexer.summarizers.openai_chat import OpenAIChatModel, RetryAfterOrJitter, is_transient
 from indexer.summarizers.parts import summarize_request
 from indexer.summarizers.prompts import messages_for, prompt_version, without_overlap
 from tests.fake_openai_server import FakeOpenAIServer
@@ -217,6 +219,50 @@ def test_a_dead_server_opens_the_circuit_instead_of_retrying_every_node(
     assert server.requests == 2 * 2  # two requests with one retry each, then the circuit opens
     assert all("HTTP 500" in e for e in errors[:2])
     assert all("not attempted" in e for e in errors[2:])
+
+
+def test_retries_count_as_calls_and_other_4xx_fail_at_once(server: FakeOpenAIServer) -> None:
+    model = OpenAIChatModel(base_url=server.base_url, model="m", backoff=0.0, circuit_threshold=1)
+    server.script(["429", "500"])
+
+    async def run() -> Completion:
+        with pytest.raises(SummarizerError, match="HTTP 400") as refused:
+            await model.complete([], max_tokens=8)  # no messages: the server answers 400
+        assert "attempt" not in str(refused.value)
+        done = await model.complete([{"role": "user", "content": "x"}], max_tokens=8)
+        await model.close()
+        return done
+
+    assert asyncio.run(run()).text == "[m] x"
+    # The 400 was sent once and did not open the circuit (threshold 1); 429, 500, then success.
+    assert model.calls == 1 + 3 and [s.status for s in server.seen] == [429, 500, 200]
+
+
+def _status_error(status: int, retry_after: str | None = None) -> openai.APIStatusError:
+    headers = {"retry-after": retry_after} if retry_after is not None else None
+    response = httpx.Response(status, headers=headers, request=httpx.Request("POST", "http://x"))
+    return openai.APIStatusError("failed", response=response, body=None)
+
+
+def _after(exc: BaseException, attempt: int = 1) -> RetryCallState:
+    state = RetryCallState(AsyncRetrying(), fn=None, args=(), kwargs={})
+    state.attempt_number = attempt
+    state.set_exception((type(exc), exc, None))
+    return state
+
+
+def test_which_failures_are_retried_and_how_long_the_backoff_waits() -> None:
+    assert all(is_transient(_status_error(s)) for s in (408, 409, 429, 500, 503))
+    assert not any(is_transient(_status_error(s)) for s in (400, 401, 404, 422))
+    assert is_transient(openai.APITimeoutError(request=httpx.Request("POST", "http://x")))
+    assert is_transient(openai.APIConnectionError(request=httpx.Request("POST", "http://x")))
+    wait = RetryAfterOrJitter(backoff=0.1, backoff_max=1.0)
+    assert all(0 <= wait(_after(_status_error(503))) <= 0.1 for _ in range(100))
+    late = [wait(_after(_status_error(503), attempt=10)) for _ in range(200)]
+    assert all(0 <= d <= 1.0 for d in late) and min(late) < 0.25 and max(late) > 0.75
+    assert wait(_after(_status_error(429, "0.5"))) >= 0.5
+    assert wait(_after(_status_error(429, "120"))) == 1.0  # Retry-After, capped at backoff_max
+    assert wait(_after(_status_error(429, "soon"))) <= 0.1
 
 
 def test_a_hanging_server_times_out(tmp_path: Path, server: FakeOpenAIServer, docs: Path) -> None:

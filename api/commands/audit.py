@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
-from indexer.audit import QUEUE_STATUSES, audit_log, queue, review
+from api.service.audit import QUEUE_STATUSES, audit_log, queue, review
 from indexer.errors import InvalidRequestError
 from indexer.index import Index
 from indexer.store.catalog import Catalog

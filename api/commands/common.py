@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from indexer.errors import OverstoryError
+from indexer.errors import OverstoryError, error_body
 from indexer.settings import Settings, load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,7 +51,7 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except OverstoryError as exc:
             if kwargs.get("as_json"):
-                emit_json(exc.to_body())
+                emit_json(error_body(exc))
             click.echo(f"error: {exc.message}", err=True)
             sys.exit(1)
 

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.service.wiring import open_stack
 from indexer.index import Index
 from indexer.progress import ProgressEvent, ProgressFn, no_progress
 
@@ -46,7 +47,7 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
     file failed (the others are still ingested) or a summary failed (run the same ingest again
     to retry only the nodes left without one).
     """
-    index = Index(settings_from(store))
+    index = open_stack(settings_from(store)).index
     if dry_run:
         _dry_run(index, paths, as_json=as_json)
         return
@@ -59,10 +60,6 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
     finally:
         if bar is not None:
             bar.close()
-    if any(d.status != "unchanged" for d in report.documents):
-        from retriever.lexical import refresh_lexical_index
-
-        refresh_lexical_index(index)  # once per command, not once per document
     if as_json:
         emit_json(report.to_json())
     else:

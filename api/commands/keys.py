@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
-from indexer.keys import ROLES, KeyStore
+from api.service.keys import ROLES, KeyStore
 from indexer.store.catalog import Catalog
 
 

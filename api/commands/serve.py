@@ -10,8 +10,9 @@ from pathlib import Path
 import click
 
 from api.commands.common import handle_errors, settings_from, store_option
+from api.service.keys import KeyStore
+from api.service.wiring import open_stack
 from indexer.index import Index
-from indexer.keys import KeyStore
 from indexer.progress import ProgressEvent, ProgressFn
 from indexer.settings import Settings
 
@@ -99,12 +100,12 @@ def serve(
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
     settings = settings_from(store, host=host, port=port)
-    index = Index(settings)
-    app = create_app(settings, index=index)
+    stack = open_stack(settings)
+    app = create_app(settings, stack=stack)
     if index_fixtures is not None:
-        _index_fixtures(index, index_fixtures)
+        _index_fixtures(stack.index, index_fixtures)
     if settings.auth == "keys":
-        _bootstrap_key(settings, index)
+        _bootstrap_key(settings, stack.index)
     click.echo(f"serving {settings.store} on http://{settings.host}:{settings.port}", err=True)
     sys.stderr.flush()
     uvicorn.run(

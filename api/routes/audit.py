@@ -11,8 +11,8 @@ from starlette.concurrency import run_in_threadpool
 from api.deps import AuditorDep, IndexDep
 from api.models import errors
 from api.routes.nodes import CoversPublic, SummarizerPublic
-from indexer.audit import MAX_CORRECTION_CHARS, MAX_NOTE_CHARS, MAX_QUEUE_PAGE, audit_log, queue
-from indexer.audit import review as record_review
+from api.service.audit import MAX_CORRECTION_CHARS, MAX_NOTE_CHARS, MAX_QUEUE_PAGE, audit_log, queue
+from api.service.audit import review as record_review
 
 router = APIRouter(prefix="/v1", tags=["audit"])
 

@@ -12,9 +12,9 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import AdminDep, IndexDep, RunnerDep
 from api.models import errors
+from api.service.jobs import JobRunner
 from indexer.errors import BackendError, UnavailableError
 from indexer.index import Index
-from indexer.jobs import JobRunner
 
 router = APIRouter(tags=["operate"])
 
@@ -36,11 +36,7 @@ def _check(index: Index) -> dict[str, Any]:
     problems: dict[str, str] = {}
     documents = 0
     try:
-        documents = int(
-            index.catalog.db.execute(
-                "SELECT COUNT(*) FROM documents WHERE current_build IS NOT NULL"
-            ).fetchone()[0]
-        )
+        documents = index.catalog.served_document_count()
     except Exception as exc:  # any failure is a finding here, not a crash
         problems["sqlite"] = str(exc)
     try:
@@ -76,20 +72,14 @@ async def healthz(index: IndexDep) -> HealthPublic:
 def _gauges(
     index: Index, runner: JobRunner
 ) -> dict[str, tuple[str, list[tuple[dict[str, str], float]]]]:
-    db = index.catalog.db
-    documents = db.execute(
-        "SELECT COUNT(*) FROM documents WHERE current_build IS NOT NULL"
-    ).fetchone()[0]
-    by_level = db.execute(
-        "SELECT n.level, COUNT(*) FROM nodes n JOIN documents d ON n.build_id = d.current_build"
-        " GROUP BY n.level"
-    ).fetchall()
+    documents = index.catalog.served_document_count()
+    by_level = index.catalog.served_level_counts()
     jobs = runner.store.counts()
     return {
         "overstory_documents": ("Documents with a served revision.", [({}, float(documents))]),
         "overstory_nodes": (
             "Nodes of served revisions, by level.",
-            [({"level": str(r[0])}, float(r[1])) for r in by_level],
+            [({"level": level}, float(n)) for level, n in by_level.items()],
         ),
         "overstory_jobs": (
             "Ingestion jobs by status.",

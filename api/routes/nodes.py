@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import IndexDep, ReaderDep
 from api.models import errors
-from indexer.browse import node_detail
+from api.service.browse import node_detail
 
 router = APIRouter(prefix="/v1", tags=["browse"])
 

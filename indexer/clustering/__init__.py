@@ -7,10 +7,14 @@ is imported only when a node actually needs clustering.
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from indexer.clustering.base import Clusterer
+from indexer.clustering.contiguous import ContiguousClusterer
+from indexer.clustering.gmm import GMMClusterer
+from indexer.clustering.hdbscan import HDBSCANClusterer
+from indexer.clustering.kmeans import KMeansClusterer
 from indexer.clustering.restructure import ClusterRestructure
 from indexer.errors import ConfigError
 from indexer.settings import Settings
@@ -18,12 +22,11 @@ from indexer.settings import Settings
 if TYPE_CHECKING:
     from indexer.store.catalog import Catalog
 
-# name -> "module:class"
-BACKENDS: dict[str, str] = {
-    "kmeans": "indexer.clustering.kmeans:KMeansClusterer",
-    "gmm": "indexer.clustering.gmm:GMMClusterer",
-    "hdbscan": "indexer.clustering.hdbscan:HDBSCANClusterer",
-    "contiguous": "indexer.clustering.contiguous:ContiguousClusterer",
+BACKENDS: dict[str, Callable[[], Clusterer]] = {
+    "kmeans": KMeansClusterer,
+    "gmm": GMMClusterer,
+    "hdbscan": HDBSCANClusterer,
+    "contiguous": ContiguousClusterer,
 }
 
 
@@ -33,16 +36,13 @@ def make_clusterer(name: str) -> Clusterer:
     Raises:
         ConfigError: No backend has that name.
     """
-    target = BACKENDS.get(name)
-    if target is None:
+    factory = BACKENDS.get(name)
+    if factory is None:
         raise ConfigError(
             f"unknown clustering backend {name!r}",
             detail={"available": sorted(BACKENDS)},
         )
-    module, attr = target.split(":")
-    cls = getattr(importlib.import_module(module), attr)
-    clusterer: Clusterer = cls()
-    return clusterer
+    return factory()
 
 
 def make_restructure(

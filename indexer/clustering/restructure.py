@@ -432,16 +432,10 @@ def keyed_nodes(tree: TreeNode) -> Iterator[tuple[NodeKey, TreeNode]]:
 
 def previous_clusters(catalog: Catalog, doc_id: str) -> dict[NodeKey, list[PreviousCluster]]:
     """The cluster trees of the document's served build, by the key of the node holding them."""
-    row = catalog.db.execute(
-        "SELECT current_build FROM documents WHERE doc_id = ?", (doc_id,)
-    ).fetchone()
-    if row is None or row["current_build"] is None:
+    build_id = catalog.current_build(doc_id)
+    if build_id is None:
         return {}
-    rows = catalog.db.execute(
-        "SELECT node_id, parent_id, level, title, heading_path, hash, char_start FROM nodes"
-        " WHERE build_id = ? ORDER BY ordinal",
-        (row["current_build"],),
-    ).fetchall()
+    rows = catalog.nodes_of_build(build_id)
     children: dict[str, list[Any]] = defaultdict(list)
     for r in rows:
         if r["parent_id"] is not None:

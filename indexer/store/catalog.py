@@ -3,81 +3,49 @@
 One file, WAL mode, so readers (queries) never wait for the writer (an ingest). A document's
 ``current_build`` points at its last complete build; a new build's nodes are written and the
 pointer moved in one transaction, so a query sees either the old revision or the new one.
+
+The catalog is the one object per database: its tables beyond documents and builds are reached
+through its attributes (``nodes``, ``reviews``, ``lint``, ``keys``, ``jobs``).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from importlib import resources
+from collections.abc import Iterable
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
 from indexer.errors import NotFoundError
+from indexer.store.db import Database
+from indexer.store.jobs import JobStore
+from indexer.store.keys import KeyTable
+from indexer.store.lint_flags import LintFlagTable
+from indexer.store.nodes import NodeTable
+from indexer.store.records import BuildInfo, NewSummary, ServedDocument, StoredSummary
+from indexer.store.reviews import ReviewTable
+from indexer.store.rows import NodeRow
+
+_NODE_INSERT = (
+    "INSERT INTO nodes (node_id, build_id, doc_id, parent_id, ordinal, level, title,"
+    " heading_path, char_start, char_end, page_start, page_end, hash, text,"
+    " summary_key, vector_id, n_passages, first_passage, last_passage, covers)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
-@dataclass
-class StoredSummary:
-    """A cached summary and what wrote it."""
-
-    key: str
-    text: str
-    backend: str
-    model: str
-    prompt_version: str
-
-
-class Catalog:
+class Catalog(Database):
     """Access to the SQLite system of record."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._local = threading.local()
-        self._write_lock = threading.RLock()
-        with self._write_lock:
-            self.db.executescript(
-                resources.files("indexer.store").joinpath("schema.sql").read_text()
-            )
-
-    # connections -------------------------------------------------------------------------
-    @property
-    def db(self) -> sqlite3.Connection:
-        """This thread's connection (SQLite connections are not shared across threads)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            self._local.conn = conn
-        return conn
-
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE`` … ``COMMIT``), rolled back on error."""
-        with self._write_lock:
-            db = self.db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-
-    def close(self) -> None:
-        """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        super().__init__(path)
+        self.nodes = NodeTable(self)
+        self.reviews = ReviewTable(self)
+        self.lint = LintFlagTable(self)
+        self.keys = KeyTable(self)
+        self.jobs = JobStore(self)
 
     # documents and builds ----------------------------------------------------------------
     def document(self, doc_id: str) -> sqlite3.Row | None:
@@ -105,12 +73,64 @@ class Catalog:
             " FROM documents d JOIN builds b ON b.build_id = d.current_build ORDER BY d.doc_id"
         ).fetchall()
 
+    def served_document_count(self) -> int:
+        """Number of documents with a served revision."""
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM documents WHERE current_build IS NOT NULL"
+        ).fetchone()
+        return int(row[0])
+
+    def served_documents(self) -> list[ServedDocument]:
+        """The served build of every document, read in one statement."""
+        rows = self.db.execute(
+            "SELECT d.doc_id, d.source, b.build_id, b.revision, b.summarizer, b.root_node"
+            " FROM documents d JOIN builds b ON b.build_id = d.current_build"
+        ).fetchall()
+        return [
+            ServedDocument(
+                doc_id=r["doc_id"],
+                source=r["source"],
+                build_id=int(r["build_id"]),
+                revision=r["revision"],
+                summarizer=r["summarizer"],
+                root_node=r["root_node"],
+            )
+            for r in rows
+        ]
+
     def current_builds(self) -> dict[str, int]:
         """``doc_id -> build_id`` of every served document."""
         rows = self.db.execute(
             "SELECT doc_id, current_build FROM documents WHERE current_build IS NOT NULL"
         )
         return {r["doc_id"]: r["current_build"] for r in rows}
+
+    def current_build(self, doc_id: str) -> int | None:
+        """The served build of one document, or None."""
+        row = self.db.execute(
+            "SELECT current_build FROM documents WHERE doc_id = ?", (doc_id,)
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def revisions(self, doc_id: str) -> list[BuildInfo]:
+        """Completed revisions of a document, oldest first."""
+        rows = self.db.execute(
+            "SELECT b.build_id, b.doc_id, b.revision, b.status, b.embedder, b.completed_at,"
+            " d.current_build FROM builds b LEFT JOIN documents d ON d.doc_id = b.doc_id"
+            " WHERE b.doc_id = ? AND b.status IN ('complete', 'superseded') ORDER BY b.build_id",
+            (doc_id,),
+        ).fetchall()
+        return [_build_info(r) for r in rows]
+
+    def builds(self, build_ids: Iterable[int]) -> dict[int, BuildInfo]:
+        """Builds by id (any status)."""
+        rows = self.rows_in(
+            "SELECT b.build_id, b.doc_id, b.revision, b.status, b.embedder, b.completed_at,"
+            " d.current_build FROM builds b LEFT JOIN documents d ON d.doc_id = b.doc_id"
+            " WHERE b.build_id IN ({marks})",
+            build_ids,
+        )
+        return {int(r["build_id"]): _build_info(r) for r in rows}
 
     def start_build(
         self,
@@ -149,19 +169,13 @@ class Catalog:
         doc_id: str,
         source: str,
         root_node: str,
-        nodes: Iterable[tuple[Any, ...]],
+        nodes: Iterable[NodeRow],
         report: dict[str, Any],
     ) -> None:
         """Write a build's nodes and make it the document's served revision, atomically."""
         now = time.time()
         with self.write() as db:
-            db.executemany(
-                "INSERT INTO nodes (node_id, build_id, doc_id, parent_id, ordinal, level, title,"
-                " heading_path, char_start, char_end, page_start, page_end, hash, text,"
-                " summary_key, vector_id, n_passages, first_passage, last_passage, covers)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                nodes,
-            )
+            db.executemany(_NODE_INSERT, (astuple(n) for n in nodes))
             db.execute(
                 "UPDATE builds SET status = 'superseded' WHERE doc_id = ? AND status = 'complete'",
                 (doc_id,),
@@ -199,7 +213,7 @@ class Catalog:
             raise NotFoundError(f"no build {build_id}")
         return str(row["text"])
 
-    # nodes ----------------------------------------------------------------------------------
+    # nodes (the whole-build reads; the rest is ``self.nodes``) ------------------------------
     def nodes_of_build(self, build_id: int) -> list[sqlite3.Row]:
         """All nodes of one build in pre-order."""
         return self.db.execute(
@@ -226,39 +240,70 @@ class Catalog:
         )
         return {r[0] for r in rows}
 
+    def served_level_counts(self) -> dict[str, int]:
+        """Nodes of served revisions, by level."""
+        rows = self.db.execute(
+            "SELECT n.level, COUNT(*) FROM nodes n JOIN documents d"
+            " ON n.build_id = d.current_build GROUP BY n.level"
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
     # summary cache -----------------------------------------------------------------------
     def summary_rows(self, keys: Iterable[str]) -> dict[str, sqlite3.Row]:
         """Cached summary rows (key, text, backend, model, prompt_version) by key."""
-        out: dict[str, sqlite3.Row] = {}
-        unique = sorted(set(keys))
-        for i in range(0, len(unique), 500):
-            chunk = unique[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for r in self.db.execute(
-                "SELECT key, text, backend, model, prompt_version FROM summaries"
-                f" WHERE key IN ({marks})",
-                chunk,
-            ):
-                out[r["key"]] = r
-        return out
+        rows = self.rows_in(
+            "SELECT key, text, backend, model, prompt_version FROM summaries"
+            " WHERE key IN ({marks})",
+            keys,
+        )
+        return {r["key"]: r for r in rows}
 
     def summaries(self, keys: Iterable[str]) -> dict[str, StoredSummary]:
         """Cached summaries for the given keys (missing keys are absent from the result)."""
         return {
-            k: StoredSummary(k, r["text"], r["backend"], r["model"], r["prompt_version"])
+            k: StoredSummary(
+                key=k,
+                text=r["text"],
+                backend=r["backend"],
+                model=r["model"],
+                prompt_version=r["prompt_version"],
+            )
             for k, r in self.summary_rows(keys).items()
         }
 
-    def put_summaries(self, rows: Iterable[tuple[Any, ...]]) -> None:
-        """Store computed summaries.
-
-        Each row is ``(key, text, backend, model, prompt_version, in_tokens, out_tokens, parts)``.
-        """
+    def put_summaries(self, summaries: Iterable[NewSummary]) -> None:
+        """Store computed summaries."""
         now = time.time()
+        rows = [
+            (
+                s.key,
+                s.text,
+                s.backend,
+                s.model,
+                s.prompt_version,
+                s.input_tokens,
+                s.output_tokens,
+                s.parts,
+                now,
+            )
+            for s in summaries
+        ]
         with self.write() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO summaries (key, text, backend, model, prompt_version,"
                 " input_tokens, output_tokens, parts, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(*r, now) for r in rows],
+                rows,
             )
+
+
+def _build_info(row: sqlite3.Row) -> BuildInfo:
+    return BuildInfo(
+        build_id=int(row["build_id"]),
+        doc_id=row["doc_id"],
+        revision=row["revision"],
+        status=row["status"],
+        embedder=row["embedder"],
+        completed_at=row["completed_at"],
+        served=row["current_build"] == row["build_id"],
+    )

@@ -1,4 +1,4 @@
-"""The ``jobs`` table: ingestion jobs as stored (the runner is :mod:`indexer.jobs`)."""
+"""The ``jobs`` table: ingestion jobs as stored (the runner is :mod:`api.service.jobs`)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from indexer.errors import NotFoundError
-from indexer.store.catalog import Catalog
+from indexer.errors import JobInterruptedError, NotFoundError
+
+if TYPE_CHECKING:
+    from indexer.store.db import Database
 
 JobStatus = Literal["queued", "running", "done", "failed"]
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "done", "failed")
@@ -74,8 +76,8 @@ def _job(row: sqlite3.Row) -> Job:
 class JobStore:
     """The ``jobs`` table."""
 
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
+    def __init__(self, database: Database) -> None:
+        self.catalog = database
 
     def create(
         self,
@@ -202,18 +204,21 @@ class JobStore:
             db.execute("UPDATE jobs SET upload = NULL WHERE job_id = ?", (job_id,))
             return str(row[0])
 
+    def kept_uploads(self) -> set[str]:
+        """The upload files that jobs still hold (for a retry or a run to come)."""
+        rows = self.catalog.db.execute("SELECT upload FROM jobs WHERE upload IS NOT NULL")
+        return {str(r[0]) for r in rows}
+
     def interrupt(self) -> tuple[list[str], list[str]]:
         """After a crash: fail jobs left running; return them and the jobs still queued."""
         with self.catalog.write() as db:
             running = [r[0] for r in db.execute("SELECT job_id FROM jobs WHERE status = 'running'")]
             for job_id in running:
-                error = {
-                    "code": "interrupted",
-                    "message": "the server stopped while this job was running; retry it "
+                error = JobInterruptedError(
+                    "the server stopped while this job was running; retry it "
                     f"(POST /v1/jobs/{job_id}/retry) or upload again: work already done is "
-                    "reused",
-                    "detail": None,
-                }
+                    "reused"
+                ).to_json()
                 db.execute(
                     "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?"
                     " WHERE job_id = ?",

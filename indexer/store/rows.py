@@ -4,9 +4,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import dataclass
 
 from indexer.tree import CLUSTER, TreeNode
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeRow:
+    """One row of ``nodes``, in the table's column order."""
+
+    node_id: str
+    build_id: int
+    doc_id: str
+    parent_id: str | None
+    ordinal: int
+    level: str
+    title: str | None
+    heading_path: str  # JSON
+    char_start: int
+    char_end: int
+    page_start: int | None
+    page_end: int | None
+    hash: str
+    text: str | None
+    summary_key: str | None
+    vector_id: str | None
+    n_passages: int
+    first_passage: str | None
+    last_passage: str | None
+    covers: str | None  # JSON list of passage ids (clusters only)
 
 
 def node_rows(
@@ -17,7 +43,7 @@ def node_rows(
     summary_keys: dict[str, str],
     passage_vector: Callable[[TreeNode], str],
     summary_vector: Callable[[TreeNode], str | None],
-) -> Iterator[tuple[Any, ...]]:
+) -> Iterator[NodeRow]:
     """Rows for ``nodes`` in pre-order, each with its parent, provenance and vector id."""
     stack: list[tuple[TreeNode, str | None]] = [(tree, None)]
     while stack:
@@ -36,25 +62,25 @@ def node_rows(
             first = below[0].node_id if below else None
             last = below[-1].node_id if below else None
             covers = json.dumps([p.node_id for p in below]) if node.level == CLUSTER else None
-        yield (
-            node.node_id,
-            build_id,
-            doc_id,
-            parent,
-            node.ordinal,
-            node.level,
-            node.title,
-            json.dumps(node.heading_path),
-            node.char_start,
-            node.char_end,
-            pages[0],
-            pages[1],
-            node.hash,
-            node.text,
-            summary_keys.get(node.node_id),
-            vid,
-            n_passages,
-            first,
-            last,
-            covers,
+        yield NodeRow(
+            node_id=node.node_id,
+            build_id=build_id,
+            doc_id=doc_id,
+            parent_id=parent,
+            ordinal=node.ordinal,
+            level=node.level,
+            title=node.title,
+            heading_path=json.dumps(node.heading_path),
+            char_start=node.char_start,
+            char_end=node.char_end,
+            page_start=pages[0],
+            page_end=pages[1],
+            hash=node.hash,
+            text=node.text,
+            summary_key=summary_keys.get(node.node_id),
+            vector_id=vid,
+            n_passages=n_passages,
+            first_passage=first,
+            last_passage=last,
+            covers=covers,
         )

@@ -1,59 +1,25 @@
 """A summarizer over any chat model: the shared half of the ``openai``, ``local`` and ``llamacpp``
 backends.
 
-A backend supplies a :class:`ChatModel` (one chat completion, and a token counter for sizing
-inputs against its context window); :class:`ChatSummarizer` turns tree nodes into prompts, runs
-them with bounded concurrency, splits inputs that do not fit (``parts.py``) and turns every
-per-node failure into a result with ``error`` set, never into a summary.
+A backend supplies a :class:`ChatModel` (``chat_model.py``: one chat completion, and a token
+counter for sizing inputs against its context window); :class:`ChatSummarizer` turns tree nodes
+into prompts, runs them with bounded concurrency, splits inputs that do not fit (``parts.py``) and
+turns every per-node failure into a result with ``error`` set, never into a summary.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
 
 from indexer.errors import ConfigError, OverstoryError
 from indexer.summarizers.base import SummarizerIdentity, SummaryRequest, SummaryResult
-from indexer.summarizers.prompts import Message, prompt_version
+from indexer.summarizers.chat_model import ChatModel, Completion
+from indexer.summarizers.parts import summarize_request
+from indexer.summarizers.prompts import prompt_version
 
-
-@dataclass
-class Completion:
-    """One chat completion and what it cost."""
-
-    text: str
-    input_tokens: int
-    output_tokens: int
-    finish_reason: str | None = None
-
-
-class ChatModel(Protocol):
-    """One chat model behind a backend."""
-
-    name: str
-    context_tokens: int
-
-    async def prepare(self) -> None:
-        """Load what is needed before the first call (a no-op for a server)."""
-        ...
-
-    async def close(self) -> None:
-        """Release what belongs to the running event loop (connections); the model stays."""
-        ...
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` for this model (an estimate where the tokenizer is remote)."""
-        ...
-
-    async def complete(self, messages: list[Message], *, max_tokens: int) -> Completion:
-        """One completion.
-
-        Raises:
-            SummarizerError: The call failed for good (after the backend's own retries).
-        """
-        ...
+# Re-exported: backends and tests import the model protocol from here too.
+__all__ = ["ChatModel", "ChatSummarizer", "Completion"]
 
 
 class ChatSummarizer:
@@ -80,8 +46,6 @@ class ChatSummarizer:
         Raises:
             ConfigError: The backend cannot run at all (missing package or model file).
         """
-        from indexer.summarizers.parts import summarize_request
-
         if not requests:
             return []
         await self.model.prepare()

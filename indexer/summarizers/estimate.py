@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from indexer.summarizers.base import SummaryRequest
+from indexer.summarizers.parts import combine_rounds, prompt_limit, prompt_tokens, split_request
 from indexer.summarizers.prompts import combine_messages, messages_for
 from indexer.tokens import count_tokens
 
@@ -64,13 +65,6 @@ class TokenEstimator:
 
     def estimate(self, request: SummaryRequest) -> TokenEstimate:
         """Input and output tokens and model calls for ``request``."""
-        from indexer.summarizers.parts import (
-            combine_rounds,
-            prompt_limit,
-            prompt_tokens,
-            split_request,
-        )
-
         if self.backend == "extractive":
             n_in = sum(self.count(p) for p in request.passages)
             n_in += sum(self.count(s) for _, s in request.children)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from indexer.errors import ConfigError
-from indexer.summarizers.chat import ChatSummarizer, Completion
+from indexer.summarizers.chat import ChatSummarizer
+from indexer.summarizers.chat_model import Completion
 from indexer.summarizers.modelfiles import model_name, resolve_model_path
 from indexer.summarizers.prompts import Message, words_for
 

@@ -1,23 +1,33 @@
 """The ``openai`` backend: any OpenAI-compatible chat-completions server (Ollama, vLLM, llama.cpp's
 server, hosted APIs), through the maintained ``openai`` client.
 
-The client's own retries are off (``max_retries=0``); this module retries instead, so that the
-policy is ours and visible: exponential backoff with full jitter (honouring ``Retry-After``) on
-429, 408/409, 5xx, timeouts and connection errors; other 4xx fail at once. A circuit breaker stops
-calling a server that keeps failing: after ``circuit_threshold`` requests in a row failed for
-good, the next ones fail at once for ``circuit_cooldown`` seconds instead of each waiting through
-its own retries, so a build against a dead server ends quickly with every failure reported.
+Retries are tenacity's: exponential backoff with full jitter (``wait_random_exponential``), never
+shorter than the server's ``Retry-After``, on 429, 408/409, 5xx, timeouts and connection errors;
+other 4xx fail at once. A circuit breaker stops calling a server that keeps failing: after
+``circuit_threshold`` requests in a row failed for good, the next ones fail at once for
+``circuit_cooldown`` seconds instead of each waiting through its own retries, so a build against a
+dead server ends quickly with every failure reported.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from typing import TYPE_CHECKING, Any
 
+import openai
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    RetryError,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
 from indexer.errors import ConfigError, SummarizerError
-from indexer.summarizers.chat import ChatSummarizer, Completion
+from indexer.summarizers.chat import ChatSummarizer
+from indexer.summarizers.chat_model import Completion
 from indexer.summarizers.estimate import estimate_tokens
 from indexer.summarizers.prompts import Message, words_for
 
@@ -66,11 +76,10 @@ class OpenAIChatModel:
         the ingest runs each batch in a fresh loop)."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
-            from openai import AsyncOpenAI
-
-            self._client = None  # bound to a finished loop: its sockets died with it
-
-            self._client = AsyncOpenAI(
+            # The old client is dropped, not closed: its sockets died with its finished loop.
+            # The client's own retries are off: tenacity retries, with the settings' backoff
+            # (the client's delays are fixed constants) and one `calls` per HTTP request.
+            self._client = openai.AsyncOpenAI(
                 base_url=self.base_url,
                 api_key=self._api_key,
                 timeout=self.timeout,
@@ -95,45 +104,49 @@ class OpenAIChatModel:
             SummarizerError: The server failed for good, refused the request, or the circuit
                 breaker is open.
         """
-        import openai
-
         await self.prepare()
+        # The breaker stays our own: tenacity has none, and the breaker libraries would be a
+        # second dependency (with half-open states and exceptions to map) for these few lines.
         if time.monotonic() < self._open_until:
             raise SummarizerError(
                 f"{self._where()}: not attempted, the server failed {self._failures_in_a_row} "
                 f"requests in a row; retrying after a {self.circuit_cooldown:g} s pause"
             )
-        attempts = self.retries + 1
-        last: Exception | None = None
-        for attempt in range(attempts):
-            try:
-                self.calls += 1
-                response = await self._client.chat.completions.create(
-                    model=self.name,
-                    messages=messages,  # type: ignore[arg-type]
-                    max_tokens=max_tokens,
-                    temperature=0.0,
-                )
-            except openai.APIStatusError as exc:
-                if exc.status_code not in _RETRY_STATUS and exc.status_code < 500:
-                    raise SummarizerError(
-                        f"{self._where()}: HTTP {exc.status_code}: {_message(exc)}"
-                    ) from exc
-                last = exc
-            except openai.APIConnectionError as exc:  # includes APITimeoutError
-                last = exc
-            else:
-                self._failures_in_a_row = 0
-                return self._completion(response, messages)
-            if attempt + 1 < attempts:
-                await asyncio.sleep(self._delay(attempt, last))
-        self._failures_in_a_row += 1
-        if self._failures_in_a_row >= self.circuit_threshold:
-            self._open_until = time.monotonic() + self.circuit_cooldown
-        assert last is not None
-        raise SummarizerError(
-            f"{self._where()}: {_describe(last, self.timeout)} after {attempts} attempt(s)"
-        ) from last
+        try:
+            response: Any = await self._retrying()(self._request, messages, max_tokens)
+        except openai.APIStatusError as exc:  # not transient: tenacity raised it at once
+            raise SummarizerError(
+                f"{self._where()}: HTTP {exc.status_code}: {_message(exc)}"
+            ) from exc
+        except RetryError as exc:
+            self._failures_in_a_row += 1
+            if self._failures_in_a_row >= self.circuit_threshold:
+                self._open_until = time.monotonic() + self.circuit_cooldown
+            last = exc.last_attempt
+            cause = last.exception()
+            raise SummarizerError(
+                f"{self._where()}: {_describe(cause, self.timeout)} "
+                f"after {last.attempt_number} attempt(s)"
+            ) from cause
+        self._failures_in_a_row = 0
+        return self._completion(response, messages)
+
+    def _retrying(self) -> AsyncRetrying:
+        # One per call: a tenacity controller keeps per-run state, and calls run concurrently.
+        return AsyncRetrying(
+            stop=stop_after_attempt(self.retries + 1),
+            wait=RetryAfterOrJitter(backoff=self.backoff, backoff_max=self.backoff_max),
+            retry=retry_if_exception(is_transient),
+        )
+
+    async def _request(self, messages: list[Message], max_tokens: int) -> Any:
+        self.calls += 1
+        return await self._client.chat.completions.create(
+            model=self.name,
+            messages=messages,  # type: ignore[arg-type]
+            max_tokens=max_tokens,
+            temperature=0.0,
+        )
 
     def _completion(self, response: Any, messages: list[Message]) -> Completion:
         if not response.choices:
@@ -150,19 +163,37 @@ class OpenAIChatModel:
             n_out = estimate_tokens(text)
         return Completion(text, n_in, n_out, choice.finish_reason)
 
-    def _delay(self, attempt: int, exc: Exception | None) -> float:
-        """Full jitter: uniform in [0, min(cap, base * 2**attempt)], at least ``Retry-After``."""
-        delay = random.uniform(0, min(self.backoff_max, self.backoff * 2**attempt))
-        retry_after = _retry_after(exc)
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, self.backoff_max))
-        return delay
-
     def _where(self) -> str:
         return f"openai backend ({self.name} at {self.base_url})"
 
 
-def _retry_after(exc: Exception | None) -> float | None:
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failed request is worth retrying: 429, 408/409, 5xx, a timeout, no connection."""
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
+    return isinstance(exc, openai.APIConnectionError)  # includes APITimeoutError
+
+
+class RetryAfterOrJitter:
+    """A tenacity wait: full jitter, uniform in [0, min(backoff_max, backoff * 2**(n - 1))]
+    before retry n, but never shorter than the server's ``Retry-After`` (capped at backoff_max).
+    """
+
+    def __init__(self, *, backoff: float, backoff_max: float) -> None:
+        self.backoff_max = backoff_max
+        self._jitter = wait_random_exponential(multiplier=backoff, max=backoff_max)
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        """Seconds to sleep before the next attempt."""
+        delay = self._jitter(retry_state)
+        outcome = retry_state.outcome
+        retry_after = _retry_after(outcome.exception() if outcome is not None else None)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.backoff_max))
+        return delay
+
+
+def _retry_after(exc: BaseException | None) -> float | None:
     response = getattr(exc, "response", None)
     value = response.headers.get("retry-after") if response is not None else None
     try:
@@ -180,9 +211,7 @@ def _message(exc: Any) -> str:
     return str(getattr(exc, "message", exc))
 
 
-def _describe(exc: Exception, timeout: float) -> str:
-    import openai
-
+def _describe(exc: BaseException | None, timeout: float) -> str:
     if isinstance(exc, openai.APITimeoutError):
         return f"timed out (no answer within {timeout:g} s)"
     if isinstance(exc, openai.APIConnectionError):

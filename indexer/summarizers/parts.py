@@ -11,14 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from indexer.errors import ConfigError, SummarizerError
 from indexer.summarizers.base import SummaryRequest, SummaryResult
+from indexer.summarizers.chat_model import ChatModel
 from indexer.summarizers.prompts import Message, clean_output, combine_messages, messages_for
-
-if TYPE_CHECKING:
-    from indexer.summarizers.chat import ChatModel
 
 Count = Callable[[str], int]
 

@@ -14,9 +14,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +27,7 @@ from indexer.errors import (
     StoreInconsistentError,
 )
 from indexer.hashing import hash_parts
+from indexer.store.records import PassageRow
 
 if TYPE_CHECKING:
     from indexer.index import Index
@@ -75,27 +74,14 @@ def load_passages(
         StoreInconsistentError: A passage's vector is missing from the vector store.
         ConflictError: The documents in scope were embedded by different models.
     """
-    with _snapshot(index.catalog.db):
+    with index.catalog.read_snapshot():
         return _load(index, documents=documents, under=under, use_cache=use_cache)
 
 
-@contextmanager
-def _snapshot(db: sqlite3.Connection) -> Iterator[None]:
-    """One read transaction: every query sees the same published revisions (WAL snapshot)."""
-    if db.in_transaction:
-        yield
-        return
-    db.execute("BEGIN")
-    try:
-        yield
-    finally:
-        db.execute("COMMIT")
-
-
-def _load(
-    index: Index, *, documents: list[str] | None, under: str | None, use_cache: bool
-) -> PassageSet:
-    served = index.catalog.current_builds()
+def _scope(
+    index: Index, served: dict[str, int], *, documents: list[str] | None, under: str | None
+) -> tuple[list[str], set[str] | None]:
+    """The documents in scope, and the node ids below ``under`` (None: no such restriction)."""
     if documents:
         for doc_id in documents:
             if doc_id not in served:
@@ -103,104 +89,91 @@ def _load(
         scope_docs = sorted(set(documents))
     else:
         scope_docs = sorted(served)
-    subtree: set[str] | None = None
-    if under is not None:
-        node = index.catalog.node(under)
-        if node is None or served.get(node["doc_id"]) != node["build_id"]:
-            raise NotFoundError(
-                f"no node {under!r} in a served revision", detail={"node_id": under}
-            )
-        if node["doc_id"] not in scope_docs:
-            raise InvalidRequestError(
-                f"node {under!r} belongs to {node['doc_id']!r}, outside the requested documents",
-                detail={"node_id": under, "doc_id": node["doc_id"]},
-            )
-        scope_docs = [node["doc_id"]]
-        subtree = _subtree(index.catalog.db, under)
+    if under is None:
+        return scope_docs, None
+    node = index.catalog.node(under)
+    if node is None or served.get(node["doc_id"]) != node["build_id"]:
+        raise NotFoundError(f"no node {under!r} in a served revision", detail={"node_id": under})
+    if node["doc_id"] not in scope_docs:
+        raise InvalidRequestError(
+            f"node {under!r} belongs to {node['doc_id']!r}, outside the requested documents",
+            detail={"node_id": under, "doc_id": node["doc_id"]},
+        )
+    return [node["doc_id"]], index.catalog.nodes.subtree_ids(under)
+
+
+@dataclass
+class _Blocks:
+    """The passage set under construction, one document at a time."""
+
+    node_ids: list[str] = field(default_factory=list)
+    doc_ids: list[str] = field(default_factory=list)
+    doc_codes: list[np.ndarray] = field(default_factory=list)
+    path_code: dict[str, int] = field(default_factory=dict)
+    codes: list[int] = field(default_factory=list)
+    matrices: list[np.ndarray] = field(default_factory=list)
+
+    def add(
+        self, code: int, doc_id: str, rows: list[PassageRow], matrix: np.ndarray, keep: np.ndarray
+    ) -> None:
+        self.node_ids.extend(rows[i].node_id for i in keep)
+        self.doc_ids.extend([doc_id] * len(keep))
+        self.doc_codes.append(np.full(len(keep), code, dtype=np.int64))
+        self.codes.extend(
+            self.path_code.setdefault(rows[i].heading_path, len(self.path_code)) for i in keep
+        )
+        self.matrices.append(matrix[keep])
+
+    def result(self, scope_docs: list[str]) -> PassageSet:
+        dim = self.matrices[0].shape[1] if self.matrices else 0
+        return PassageSet(
+            self.node_ids,
+            self.doc_ids,
+            np.concatenate(self.doc_codes) if self.doc_codes else np.zeros(0, dtype=np.int64),
+            np.array(self.codes, dtype=np.int64),
+            list(self.path_code),
+            np.concatenate(self.matrices)
+            if self.matrices
+            else np.zeros((0, dim), dtype=np.float32),
+            scope_docs,
+        )
+
+
+def _load(
+    index: Index, *, documents: list[str] | None, under: str | None, use_cache: bool
+) -> PassageSet:
+    served = index.catalog.current_builds()
+    scope_docs, subtree = _scope(index, served, documents=documents, under=under)
     cache = VectorCache(index.settings.store / CACHE_DIR) if use_cache else None
-    tags = _build_tags(index.catalog.db, [served[d] for d in scope_docs])
-    node_ids: list[str] = []
-    doc_ids: list[str] = []
-    doc_codes: list[np.ndarray] = []
-    path_code: dict[str, int] = {}
-    codes: list[int] = []
-    blocks: list[np.ndarray] = []
+    tags = _build_tags(index, [served[d] for d in scope_docs])
+    blocks = _Blocks()
     wrote = False
     for code, doc_id in enumerate(scope_docs):
         build_id = served[doc_id]
-        rows = index.catalog.db.execute(
-            "SELECT node_id, heading_path FROM nodes"
-            " WHERE build_id = ? AND level = 'passage' ORDER BY ordinal",
-            (build_id,),
-        ).fetchall()
+        rows = index.catalog.nodes.passages_of_build(build_id)
         if not rows:
             continue
-        ids = [r["node_id"] for r in rows]
+        ids = [r.node_id for r in rows]
         matrix = cache.load(build_id, tags[build_id], ids) if cache else None
         if matrix is None:
-            vector_ids = [
-                r[0]
-                for r in index.catalog.db.execute(
-                    "SELECT vector_id FROM nodes"
-                    " WHERE build_id = ? AND level = 'passage' ORDER BY ordinal",
-                    (build_id,),
-                )
-            ]
-            matrix = _from_vector_store(index, doc_id, vector_ids)
+            matrix = _from_vector_store(index, doc_id, [r.vector_id or "" for r in rows])
             if cache is not None:
                 wrote = cache.save(build_id, tags[build_id], ids, matrix) or wrote
         keep = np.arange(len(rows))
         if subtree is not None:
             keep = np.array([i for i, nid in enumerate(ids) if nid in subtree], dtype=np.int64)
-        node_ids.extend(ids[i] for i in keep)
-        doc_ids.extend([doc_id] * len(keep))
-        doc_codes.append(np.full(len(keep), code, dtype=np.int64))
-        codes.extend(path_code.setdefault(rows[i]["heading_path"], len(path_code)) for i in keep)
-        blocks.append(matrix[keep] if subtree is not None else matrix)
+        blocks.add(code, doc_id, rows, matrix, keep)
     if cache is not None and wrote:
         cache.prune(set(served.values()))
-    dim = blocks[0].shape[1] if blocks else 0
-    vectors = np.concatenate(blocks) if blocks else np.zeros((0, dim), dtype=np.float32)
-    return PassageSet(
-        node_ids,
-        doc_ids,
-        np.concatenate(doc_codes) if doc_codes else np.zeros(0, dtype=np.int64),
-        np.array(codes, dtype=np.int64),
-        list(path_code),
-        vectors,
-        scope_docs,
-    )
+    return blocks.result(scope_docs)
 
 
 def passage_details(index: Index, node_ids: list[str]) -> dict[str, sqlite3.Row]:
     """Text and provenance of passages: node row plus ``source`` and ``revision``."""
-    out: dict[str, sqlite3.Row] = {}
-    for i in range(0, len(node_ids), 500):
-        chunk = node_ids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for r in index.catalog.db.execute(
-            "SELECT n.node_id, n.doc_id, n.heading_path, n.char_start, n.char_end,"
-            " n.page_start, n.page_end, n.text, d.source, b.revision"
-            " FROM nodes n JOIN builds b ON b.build_id = n.build_id"
-            " JOIN documents d ON d.doc_id = n.doc_id"
-            f" WHERE n.node_id IN ({marks})",
-            chunk,
-        ):
-            out[r["node_id"]] = r
-    return out
+    return index.catalog.nodes.passage_details(node_ids)
 
 
-def _subtree(db: sqlite3.Connection, node_id: str) -> set[str]:
-    rows = db.execute(
-        "WITH RECURSIVE below(id) AS (SELECT ? UNION ALL"
-        " SELECT n.node_id FROM nodes n JOIN below ON n.parent_id = below.id)"
-        " SELECT id FROM below",
-        (node_id,),
-    )
-    return {r[0] for r in rows}
-
-
-def _build_tags(db: sqlite3.Connection, build_ids: list[int]) -> dict[int, str]:
+def _build_tags(index: Index, build_ids: list[int]) -> dict[int, str]:
     """A tag per build from its revision and embedder, so a reused build id never matches.
 
     Raises:
@@ -209,15 +182,9 @@ def _build_tags(db: sqlite3.Connection, build_ids: list[int]) -> dict[int, str]:
     """
     out: dict[int, str] = {}
     models: dict[str, str] = {}
-    for i in range(0, len(build_ids), 500):
-        chunk = build_ids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for r in db.execute(
-            f"SELECT build_id, doc_id, revision, embedder FROM builds WHERE build_id IN ({marks})",
-            chunk,
-        ):
-            out[r["build_id"]] = hash_parts([r["revision"], r["embedder"]])[:12]
-            models.setdefault(r["embedder"], r["doc_id"])
+    for build in index.catalog.builds(build_ids).values():
+        out[build.build_id] = hash_parts([build.revision, build.embedder])[:12]
+        models.setdefault(build.embedder, build.doc_id)
     if len(models) > 1:
         raise ConflictError(
             "the documents in scope were embedded by different models "

@@ -66,7 +66,7 @@ class JobRunner:
     def __init__(self, index: Index) -> None:
         self.index = index
         self.settings = index.settings
-        self.store = JobStore(index.catalog)
+        self.store = index.catalog.jobs
         self.uploads = self.settings.store / "uploads"
         self.uploads.mkdir(parents=True, exist_ok=True)
         self._queue: queue.Queue[str | None] = queue.Queue()
@@ -128,12 +128,7 @@ class JobRunner:
             self._lock_file = None
 
     def _remove_stray_uploads(self) -> None:
-        kept = {
-            r[0]
-            for r in self.index.catalog.db.execute(
-                "SELECT upload FROM jobs WHERE upload IS NOT NULL"
-            )
-        }
+        kept = self.store.kept_uploads()
         for path in self.uploads.iterdir():
             if str(path) not in kept:
                 path.unlink(missing_ok=True)
@@ -277,10 +272,10 @@ class JobRunner:
         except OverstoryError as exc:
             # Bad input fails the same way again; anything else may succeed on a retry.
             keep = not isinstance(exc, BadInputError)
-            self._fail(job, tracker, exc.to_body()["error"], keep_upload=keep)
+            self._fail(job, tracker, exc.to_json(), keep_upload=keep)
         except Exception as exc:
             log.exception("job %s failed", job_id)
-            error = {"code": "internal", "message": f"ingest failed: {exc}", "detail": None}
+            error = OverstoryError(f"ingest failed: {exc}").to_json()
             self._fail(job, tracker, error, keep_upload=True)
         else:
             tracker.stage = "done"
@@ -308,13 +303,8 @@ class JobRunner:
             Path(upload).unlink(missing_ok=True)
 
     def check_store(self) -> dict[str, Any]:
-        """:meth:`Index.check` at a quiescent point: waits for any running build to finish.
-
-        Mid-build, vectors of the unpublished build are stored but not yet referenced; holding
-        the store's writer lock makes the comparison exact (``consistent`` must be true).
-        """
-        with self.index._ingest_lock():
-            return self.index.check()
+        """:meth:`Index.check`, which waits for any running build to finish."""
+        return self.index.check()
 
     def wait(self, job_id: str, *, timeout: float = 600.0, poll: float = 0.1) -> Job:
         """Block until a job is done or failed (for the CLI and tests)."""

@@ -11,18 +11,19 @@ when it is created. Roles are cumulative, each one allowing what the previous on
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
 import sqlite3
 import time
-from dataclasses import asdict, dataclass
-from typing import Any, Literal, cast
+from typing import cast
 
 from indexer.errors import AuthError, BadInputError, ForbiddenError, NotFoundError
 from indexer.store.catalog import Catalog
+from indexer.store.keys import ROLES, ApiKey, Role
 
-Role = Literal["reader", "editor", "auditor", "admin"]
-ROLES: tuple[Role, ...] = ("reader", "editor", "auditor", "admin")
+__all__ = ["KEY_PREFIX", "ROLES", "ApiKey", "KeyStore", "Role", "authorize", "role_allows"]
+
 KEY_PREFIX = "ovs_"
 # Writing ``last_used_at`` on every request would make each query a write; once a minute is
 # enough to tell which keys are in use.
@@ -46,43 +47,11 @@ def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class ApiKey:
-    """A stored key without its secret."""
-
-    key_id: str
-    role: Role
-    name: str
-    created_at: float
-    last_used_at: float | None = None
-    revoked_at: float | None = None
-
-    @property
-    def active(self) -> bool:
-        """Not revoked."""
-        return self.revoked_at is None
-
-    def to_json(self) -> dict[str, Any]:
-        """The key's public fields."""
-        return {**asdict(self), "active": self.active}
-
-
-def _from_row(row: sqlite3.Row) -> ApiKey:
-    return ApiKey(
-        key_id=row["key_id"],
-        role=cast(Role, row["role"]),
-        name=row["name"],
-        created_at=row["created_at"],
-        last_used_at=row["last_used_at"],
-        revoked_at=row["revoked_at"],
-    )
-
-
 class KeyStore:
     """Create, list, revoke and check API keys of one store."""
 
     def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
+        self.table = catalog.keys
         self._touched: dict[str, float] = {}
 
     def create(self, *, role: str, name: str | None = None) -> tuple[str, ApiKey]:
@@ -98,31 +67,23 @@ class KeyStore:
         if not name or len(name) > 100 or any(ord(ch) < 32 for ch in name):
             raise BadInputError("a key name must be 1 to 100 printable characters")
         record = ApiKey(key_id=key_id, role=checked, name=name, created_at=time.time())
-        with self.catalog.write() as db:
-            db.execute(
-                "INSERT INTO api_keys (key_id, key_hash, role, name, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (key_id, hash_key(key), checked, name, record.created_at),
-            )
+        self.table.insert(record, key_hash=hash_key(key))
         return key, record
 
     def list_keys(self) -> list[ApiKey]:
         """Every key, revoked ones included, oldest first."""
-        rows = self.catalog.db.execute("SELECT * FROM api_keys ORDER BY created_at, key_id")
-        return [_from_row(r) for r in rows]
+        return self.table.all()
 
     def count(self) -> int:
         """Number of keys ever created (revoked ones included)."""
-        return int(self.catalog.db.execute("SELECT COUNT(*) FROM api_keys").fetchone()[0])
+        return self.table.count()
 
     def get(self, key_id: str) -> ApiKey:
         """One key by id, or NotFoundError."""
-        row = self.catalog.db.execute(
-            "SELECT * FROM api_keys WHERE key_id = ?", (key_id,)
-        ).fetchone()
-        if row is None:
+        record = self.table.get(key_id)
+        if record is None:
             raise NotFoundError(f"no API key {key_id!r}", detail={"key_id": key_id})
-        return _from_row(row)
+        return record
 
     def revoke(self, key_id: str) -> ApiKey:
         """Revoke a key (by its id, or the key itself); revoking twice is harmless.
@@ -131,18 +92,12 @@ class KeyStore:
             NotFoundError: No such key.
         """
         if key_id.startswith(KEY_PREFIX):
-            row = self.catalog.db.execute(
-                "SELECT key_id FROM api_keys WHERE key_hash = ?", (hash_key(key_id),)
-            ).fetchone()
-            if row is None:
+            found = self.table.by_hash(hash_key(key_id))
+            if found is None:
                 raise NotFoundError("no such API key")
-            key_id = row["key_id"]
+            key_id = found.key_id
         self.get(key_id)
-        with self.catalog.write() as db:
-            db.execute(
-                "UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
-                (time.time(), key_id),
-            )
+        self.table.revoke(key_id, at=time.time())
         return self.get(key_id)
 
     def authenticate(self, key: str) -> ApiKey:
@@ -151,12 +106,9 @@ class KeyStore:
         Raises:
             AuthError: Unknown or revoked key.
         """
-        row = self.catalog.db.execute(
-            "SELECT * FROM api_keys WHERE key_hash = ?", (hash_key(key),)
-        ).fetchone()
-        if row is None:
+        record = self.table.by_hash(hash_key(key))
+        if record is None:
             raise AuthError("invalid API key")
-        record = _from_row(row)
         if not record.active:
             raise AuthError("this API key was revoked", detail={"key_id": record.key_id})
         self._touch(record.key_id)
@@ -167,11 +119,9 @@ class KeyStore:
         if now - self._touched.get(key_id, 0.0) < _TOUCH_EVERY:
             return
         self._touched[key_id] = now
-        try:
-            with self.catalog.write() as db:
-                db.execute("UPDATE api_keys SET last_used_at = ? WHERE key_id = ?", (now, key_id))
-        except sqlite3.OperationalError:
-            pass  # best effort: a busy store must not refuse a valid key
+        # best effort: a busy store must not refuse a valid key
+        with contextlib.suppress(sqlite3.OperationalError):
+            self.table.touch(key_id, at=now)
 
 
 def authorize(key: ApiKey, need: str) -> None:

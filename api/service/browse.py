@@ -25,16 +25,9 @@ def node_detail(
     row = catalog.node(node_id)
     if row is None:
         raise NotFoundError(f"no node {node_id!r}", detail={"node_id": node_id})
-    build = catalog.db.execute(
-        "SELECT b.revision, d.current_build FROM builds b"
-        " LEFT JOIN documents d ON d.doc_id = b.doc_id WHERE b.build_id = ?",
-        (row["build_id"],),
-    ).fetchone()
+    build = catalog.builds([row["build_id"]]).get(row["build_id"])
     parent = catalog.node(row["parent_id"]) if row["parent_id"] else None
-    children = catalog.db.execute(
-        "SELECT * FROM nodes WHERE parent_id = ? AND build_id = ? ORDER BY ordinal",
-        (node_id, row["build_id"]),
-    ).fetchall()
+    children = catalog.nodes.children(node_id, row["build_id"])
     passages, total = _covered(catalog, row, limit=passages_limit, offset=passages_offset)
     rows = [row, *([parent] if parent else []), *children, *passages]
     summaries = catalog.summary_rows([r["summary_key"] for r in rows if r["summary_key"]])
@@ -48,8 +41,8 @@ def node_detail(
         }
 
     node = view(row)
-    node["revision"] = build["revision"] if build else None
-    node["served"] = bool(build and build["current_build"] == row["build_id"])
+    node["revision"] = build.revision if build else None
+    node["served"] = bool(build and build.served)
     return {
         "node": node,
         "parent": view(parent) if parent else None,
@@ -68,28 +61,10 @@ def _covered(
     if row["covers"]:
         ids: list[str] = json.loads(row["covers"])
         page = ids[offset : offset + limit]
-        found = {r["node_id"]: r for r in _rows(catalog, page)}
+        found = {r["node_id"]: r for r in catalog.nodes.rows(page)}
         return [found[i] for i in page if i in found], len(ids)
     if not row["first_passage"]:
         return [], 0
-    bounds = catalog.db.execute(
-        "SELECT MIN(ordinal), MAX(ordinal) FROM nodes WHERE node_id IN (?, ?)",
-        (row["first_passage"], row["last_passage"]),
-    ).fetchone()
-    where = "build_id = ? AND level = 'passage' AND ordinal BETWEEN ? AND ?"
-    args = (row["build_id"], bounds[0], bounds[1])
-    total = catalog.db.execute(f"SELECT COUNT(*) FROM nodes WHERE {where}", args).fetchone()[0]
-    page_rows = catalog.db.execute(
-        f"SELECT * FROM nodes WHERE {where} ORDER BY ordinal LIMIT ? OFFSET ?",
-        (*args, limit, offset),
-    ).fetchall()
-    return page_rows, int(total)
-
-
-def _rows(catalog: Catalog, ids: list[str]) -> list[sqlite3.Row]:
-    out: list[sqlite3.Row] = []
-    for i in range(0, len(ids), 500):
-        chunk = ids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        out += catalog.db.execute(f"SELECT * FROM nodes WHERE node_id IN ({marks})", chunk)
-    return out
+    return catalog.nodes.passages_between(
+        row["build_id"], row["first_passage"], row["last_passage"], limit=limit, offset=offset
+    )

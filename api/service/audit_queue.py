@@ -1,0 +1,183 @@
+"""The audit queue (what to read next) and the audit log (who reviewed what).
+
+The queue lists the served summaries to read: stale reviews first (the source changed under a
+reviewed node), then the summaries with the most serious lint flags (dropped conditions and
+negations before invented numbers), then top levels first (an expert reads a document's summary
+before its chapters'), then document order.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from api.service.audit_nodes import LEVEL_ORDER, AuditNodes, load_nodes
+from api.service.lint_cache import Flags, machine_flags
+from indexer.errors import InvalidRequestError, NotFoundError
+from indexer.reviews import PENDING, REVIEW_STATUSES, ReviewState
+from indexer.store.catalog import Catalog
+
+QUEUE_STATUSES = (PENDING, *REVIEW_STATUSES, "all")
+SERIOUS_FLAGS = ("condition", "negation")
+MAX_QUEUE_PAGE = 500
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Item:
+    order: tuple[Any, ...]
+    row: sqlite3.Row
+    state: ReviewState
+    flags: Flags
+
+
+def queue(
+    catalog: Catalog,
+    *,
+    doc_ids: Sequence[str] | None = None,
+    status: str = PENDING,
+    limit: int = 20,
+    offset: int = 0,
+) -> dict[str, Any]:
+    """The served summaries to audit, most urgent first (see the module doc for the order).
+
+    Args:
+        catalog: The catalog.
+        doc_ids: Only these documents (default: every served document).
+        status: ``pending`` (never reviewed, stale, or rewritten since), ``approved``,
+            ``corrected``, ``rejected`` or ``all``.
+        limit: Items per page (1–500).
+        offset: Items to skip.
+
+    Returns:
+        ``{"items", "total", "limit", "offset", "status", "counts"}``; each item has the node
+        (summary as served), its lint ``flags``, its ``status``, its latest ``review`` (or
+        null), ``stale``, ``reason`` and ``sources`` (the passages it covers).
+
+    Raises:
+        InvalidRequestError: An unknown status, or a limit or offset out of range.
+        NotFoundError: One of ``doc_ids`` is not a served document.
+    """
+    if status not in QUEUE_STATUSES:
+        raise InvalidRequestError(
+            f"status must be one of {', '.join(QUEUE_STATUSES)}; got {status!r}",
+            detail={"field": "status"},
+        )
+    check_page(limit, offset)
+    documents = _documents(catalog, doc_ids)
+    rows: list[sqlite3.Row] = []
+    for doc in sorted(documents):
+        rows += catalog.nodes.inner_of_build(documents[doc]["current_build"])
+    nodes = load_nodes(catalog, rows, with_children=False)
+    summarized = [r for r in rows if r["summary_key"] and r["summary_key"] in nodes.summaries]
+    flags = machine_flags(catalog, summarized, nodes)
+    counts = dict.fromkeys((PENDING, *REVIEW_STATUSES, "stale"), 0)
+    items: list[_Item] = []
+    for r in summarized:
+        state = nodes.states.get(r["node_id"], ReviewState(PENDING))
+        counts[state.status] += 1
+        counts["stale"] += int(state.stale)
+        if status in ("all", state.status):
+            items.append(_item(r, state, flags[r["node_id"]]))
+    items.sort(key=lambda item: item.order)
+    page = items[offset : offset + limit]
+    return {
+        "items": [
+            _queue_json(i, nodes, revision=documents[i.row["doc_id"]]["revision"]) for i in page
+        ],
+        "total": len(items),
+        "limit": limit,
+        "offset": offset,
+        "status": status,
+        "counts": counts,
+    }
+
+
+def check_page(limit: int, offset: int) -> None:
+    """InvalidRequestError unless 1 ≤ limit ≤ MAX_QUEUE_PAGE and offset ≥ 0."""
+    if not 1 <= limit <= MAX_QUEUE_PAGE:
+        raise InvalidRequestError(
+            f"limit must be between 1 and {MAX_QUEUE_PAGE}; got {limit}",
+            detail={"field": "limit", "limit": MAX_QUEUE_PAGE},
+        )
+    if offset < 0:
+        raise InvalidRequestError(
+            f"offset must be 0 or more; got {offset}", detail={"field": "offset"}
+        )
+
+
+def _documents(catalog: Catalog, doc_ids: Sequence[str] | None) -> dict[str, sqlite3.Row]:
+    documents = {r["doc_id"]: r for r in catalog.documents()}
+    if not doc_ids:
+        return documents
+    for doc_id in doc_ids:
+        if doc_id not in documents:
+            raise NotFoundError(f"no document {doc_id!r}", detail={"doc_id": doc_id})
+    return {d: documents[d] for d in doc_ids}
+
+
+def _item(row: sqlite3.Row, state: ReviewState, machine: Flags) -> _Item:
+    # A correction is shown with the flags of the expert's text, stored with the review.
+    shown = state.review.flags if state.correction is not None and state.review else None
+    flags = shown if shown is not None else machine
+    serious = sum(1 for f in flags if f["kind"] in SERIOUS_FLAGS)
+    order = (
+        0 if state.stale else 1,
+        -serious,
+        -len(flags),
+        LEVEL_ORDER.get(row["level"], len(LEVEL_ORDER)),
+        row["doc_id"],
+        row["ordinal"],
+    )
+    return _Item(order=order, row=row, state=state, flags=flags)
+
+
+def _queue_json(item: _Item, nodes: AuditNodes, *, revision: str) -> dict[str, Any]:
+    row, latest = item.row, item.state.latest
+    return {
+        "node": nodes.view(row, revision=revision),
+        "status": item.state.status,
+        "flags": item.flags,
+        "review": latest.to_json() if latest is not None else None,
+        "stale": item.state.stale,
+        "reason": item.state.reason,
+        "sources": {
+            "passages": row["n_passages"],
+            "first": row["first_passage"],
+            "last": row["last_passage"],
+            "href": f"/v1/nodes/{row['node_id']}",
+        },
+    }
+
+
+def audit_log(
+    catalog: Catalog, *, doc_id: str | None = None, limit: int = 50, offset: int = 0
+) -> dict[str, Any]:
+    """The audit log, newest first.
+
+    Raises:
+        InvalidRequestError: A limit or offset out of range.
+    """
+    check_page(limit, offset)
+    rows, total = catalog.reviews.log_page(doc_id=doc_id, limit=limit, offset=offset)
+    return {
+        "entries": [
+            {
+                "entry_id": r["entry_id"],
+                "at": r["at"],
+                "actor": r["actor"],
+                "action": r["action"],
+                "doc_id": r["doc_id"],
+                "node_id": r["node_id"],
+                "node_hash": r["node_hash"],
+                "review_id": r["review_id"],
+                "detail": json.loads(r["detail"]),
+            }
+            for r in rows
+        ],
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }

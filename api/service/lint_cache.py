@@ -1,0 +1,129 @@
+"""Lint flags of stored summaries, computed once per summary and cached in the catalog.
+
+A summary is checked against what it was written from: the headings down to the node, the node's
+own passages, and its inner children's summaries (their corrections, where an expert corrected
+them) with their titles. Flags are computed when a document is published (:class:`LintWarmup`,
+a publish hook) or else when the audit queue first needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from api.service.audit_nodes import AuditNodes, load_nodes
+from indexer.hashing import hash_parts
+from indexer.lint import flags_json, lint_summary
+from indexer.store.catalog import Catalog
+from indexer.store.lint_flags import CachedFlags
+
+log = logging.getLogger("overstory.audit")
+
+Flags = list[dict[str, Any]]
+
+
+def node_sources(catalog: Catalog, row: sqlite3.Row, nodes: AuditNodes | None = None) -> list[str]:
+    """What a node's summary is checked against: headings, own passages, children's summaries.
+
+    Args:
+        catalog: The catalog.
+        row: An inner node.
+        nodes: The node's loaded context (its inner children, their summaries and reviews);
+            loaded when omitted.
+    """
+    nodes = nodes if nodes is not None else load_nodes(catalog, [row], with_children=True)
+    passages = catalog.nodes.passage_texts([row["node_id"]])
+    return _sources(row, nodes, passages.get(row["node_id"], []))
+
+
+def _sources(row: sqlite3.Row, nodes: AuditNodes, passages: list[str]) -> list[str]:
+    out = [*json.loads(row["heading_path"]), *passages]
+    for child in nodes.children.get(row["node_id"], []):
+        out += [child["title"] or "", nodes.summary_text(child)]
+    return [s for s in out if s]
+
+
+def _inputs(row: sqlite3.Row, nodes: AuditNodes) -> str:
+    """What, beyond its cache key, decides a summary's sources: its children's corrections."""
+    fixed = [
+        state.correction
+        for child in nodes.children.get(row["node_id"], [])
+        if (state := nodes.states.get(child["node_id"])) is not None
+        and state.correction is not None
+    ]
+    return hash_parts(["lint-inputs", *fixed]) if fixed else ""
+
+
+def lint_text(catalog: Catalog, row: sqlite3.Row, text: str, nodes: AuditNodes) -> Flags:
+    """The lint flags of ``text`` (e.g. an expert's correction) as the summary of ``row``."""
+    return flags_json(lint_summary(text, node_sources(catalog, row, nodes)))
+
+
+def machine_flags(
+    catalog: Catalog, targets: Sequence[sqlite3.Row], nodes: AuditNodes
+) -> dict[str, Flags]:
+    """Lint flags of the stored summaries of ``targets`` by node id, cached or computed now."""
+    wanted = {r["node_id"]: _inputs(r, nodes) for r in targets if r["summary_key"]}
+    cached = catalog.lint.get(r["summary_key"] for r in targets if r["summary_key"])
+    out: dict[str, Flags] = {}
+    todo: list[sqlite3.Row] = []
+    for r in targets:
+        if not r["summary_key"]:
+            out[r["node_id"]] = []
+            continue
+        hit = cached.get(r["summary_key"])
+        if hit is not None and hit.inputs == wanted[r["node_id"]]:
+            out[r["node_id"]] = hit.flags
+        else:
+            todo.append(r)
+    if not todo:
+        return out
+    passages = catalog.nodes.passage_texts(r["node_id"] for r in todo)
+    computed: list[CachedFlags] = []
+    for r in todo:
+        stored = nodes.summaries.get(r["summary_key"])
+        text = str(stored["text"]) if stored is not None else ""
+        sources = _sources(r, nodes, passages.get(r["node_id"], []))
+        flags = flags_json(lint_summary(text, sources))
+        out[r["node_id"]] = flags
+        computed.append(
+            CachedFlags(summary_key=r["summary_key"], inputs=wanted[r["node_id"]], flags=flags)
+        )
+    catalog.lint.put(computed)
+    return out
+
+
+def lint_document(catalog: Catalog, doc_id: str) -> int:
+    """Compute and cache the lint flags of a document's served summaries; return how many.
+
+    A document that is not served (deleted) has none.
+    """
+    build_id = catalog.current_build(doc_id)
+    if build_id is None:
+        return 0
+    rows = catalog.nodes.inner_of_build(build_id)
+    nodes = load_nodes(catalog, rows, with_children=False)
+    return len(machine_flags(catalog, [r for r in rows if r["summary_key"]], nodes))
+
+
+class LintWarmup:
+    """A publish hook: lint a newly published document's summaries, so that the first audit
+    queue after a large ingest does not pay for it. It logs instead of raising: a warm-up
+    never fails an ingest (the queue computes whatever is missing)."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def __call__(self, doc_ids: Sequence[str]) -> None:
+        for doc_id in doc_ids:
+            try:
+                lint_document(self.catalog, doc_id)
+            except Exception:
+                log.warning(
+                    "linting the summaries of %s failed; the audit queue will retry",
+                    doc_id,
+                    exc_info=True,
+                )

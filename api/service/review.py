@@ -1,0 +1,176 @@
+"""Recording an expert's review of a served summary: approve, correct or reject.
+
+A correction is linted against the node's sources like any summary; every review is appended to
+the audit log in the same transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from api.service.audit_nodes import load_nodes
+from api.service.lint_cache import lint_text, machine_flags
+from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
+from indexer.reviews import REVIEW_STATUSES, ReviewState, review_from_row
+from indexer.store.catalog import Catalog
+from indexer.store.reviews import NewReview
+
+MAX_CORRECTION_CHARS = 20_000
+MAX_NOTE_CHARS = 2_000
+
+
+def review(
+    catalog: Catalog,
+    node_id: str,
+    *,
+    status: str,
+    corrected_text: str | None = None,
+    note: str | None = None,
+    reviewer: str,
+) -> dict[str, Any]:
+    """Record an expert's review of a served node's summary.
+
+    ``approved`` of a node whose summary is a correction approves the correction (it stays the
+    node's summary); ``rejected`` drops a correction (the machine summary is served again,
+    marked rejected).
+
+    Args:
+        catalog: The catalog.
+        node_id: A node of a document's served build that has a summary.
+        status: ``approved``, ``corrected`` or ``rejected``.
+        corrected_text: The expert's summary; required for ``corrected`` and only for it.
+        note: An optional remark for the log and the next reviewer.
+        reviewer: Who reviews (an API key's name, a user name).
+
+    Returns:
+        ``{"review", "flags", "node"}``: the stored review, the lint flags of the text now
+        served (the correction's for ``corrected``) and the node as now served.
+
+    Raises:
+        InvalidRequestError: A bad status, a missing or unexpected text, a passage or a node
+            without a summary.
+        NotFoundError: No such node.
+        ConflictError: The node belongs to a revision that is no longer served.
+    """
+    if status not in REVIEW_STATUSES:
+        raise InvalidRequestError(
+            f"status must be one of {', '.join(REVIEW_STATUSES)}; got {status!r}",
+            detail={"field": "status"},
+        )
+    text = _checked_text(status, corrected_text)
+    note = _checked_note(note)
+    reviewer = reviewer.strip()
+    if not reviewer:
+        raise InvalidRequestError("a review needs a reviewer", detail={"field": "reviewer"})
+    row = _served_node(catalog, node_id)
+    nodes = load_nodes(catalog, [row], with_children=True)
+    state = nodes.states[row["node_id"]]
+    if status == "approved" and state.correction is not None:
+        text = state.correction  # approving the served correction keeps it
+    if text is not None:
+        flags = lint_text(catalog, row, text, nodes)
+    else:
+        flags = machine_flags(catalog, [row], nodes)[row["node_id"]]
+    new = NewReview(
+        doc_id=row["doc_id"],
+        node_hash=row["hash"],
+        node_id=row["node_id"],
+        heading_path=row["heading_path"],
+        level=row["level"],
+        summary_key=row["summary_key"],
+        status=status,
+        corrected_text=text,
+        note=note,
+        reviewer=reviewer,
+        flags=flags,
+    )
+    review_id = catalog.reviews.add(new, log_detail=_log_detail(new, state))
+    stored_row = catalog.reviews.get(review_id)
+    assert stored_row is not None  # written just now, in this process
+    stored = review_from_row(stored_row)
+    after = load_nodes(catalog, [row], with_children=False)
+    doc = catalog.require_document(row["doc_id"])
+    return {
+        "review": stored.to_json(),
+        "flags": flags,
+        "node": after.view(row, revision=doc["revision"]),
+    }
+
+
+def _log_detail(new: NewReview, state: ReviewState) -> dict[str, Any]:
+    previous = state.latest
+    return {
+        "status": new.status,
+        "level": new.level,
+        "heading_path": json.loads(new.heading_path),
+        "summary_key": new.summary_key,
+        "corrected_text": new.corrected_text if new.status == "corrected" else None,
+        "note": new.note,
+        "flags": len(new.flags),
+        "previous": (
+            {"review_id": previous.review_id, "status": previous.status, "stale": state.stale}
+            if previous is not None
+            else None
+        ),
+    }
+
+
+def _checked_text(status: str, text: str | None) -> str | None:
+    if status != "corrected":
+        if text is not None and text.strip():
+            raise InvalidRequestError(
+                f"text is only for status 'corrected' (got status {status!r} with a text)",
+                detail={"field": "text"},
+            )
+        return None
+    cleaned = (text or "").replace("\r\n", "\n").strip()
+    if not cleaned:
+        raise InvalidRequestError(
+            "a correction needs the corrected summary text", detail={"field": "text"}
+        )
+    if len(cleaned) > MAX_CORRECTION_CHARS:
+        raise InvalidRequestError(
+            f"a correction may be at most {MAX_CORRECTION_CHARS:,} characters; "
+            f"got {len(cleaned):,}",
+            detail={"field": "text", "limit": MAX_CORRECTION_CHARS},
+        )
+    return cleaned
+
+
+def _checked_note(note: str | None) -> str | None:
+    cleaned = (note or "").strip()
+    if len(cleaned) > MAX_NOTE_CHARS:
+        raise InvalidRequestError(
+            f"a note may be at most {MAX_NOTE_CHARS:,} characters; got {len(cleaned):,}",
+            detail={"field": "note", "limit": MAX_NOTE_CHARS},
+        )
+    return cleaned or None
+
+
+def _served_node(catalog: Catalog, node_id: str) -> sqlite3.Row:
+    row = catalog.node(node_id)
+    if row is None:
+        raise NotFoundError(f"no node {node_id!r}", detail={"node_id": node_id})
+    current = catalog.current_build(row["doc_id"])
+    if current != row["build_id"]:
+        served = None
+        if current is not None:
+            served = catalog.nodes.find_in_build(current, node_hash=row["hash"], level=row["level"])
+        raise ConflictError(
+            f"node {node_id!r} belongs to a revision of {row['doc_id']!r} that is no longer "
+            "served; review the served revision's node"
+            + (f" {served!r}" if served else " (reload the queue)"),
+            detail={"node_id": node_id, "served_node_id": served},
+        )
+    if row["level"] == "passage":
+        raise InvalidRequestError(
+            f"node {node_id!r} is a passage (a quote of the source); only summaries are reviewed",
+            detail={"node_id": node_id, "level": "passage"},
+        )
+    if not row["summary_key"]:
+        raise InvalidRequestError(
+            f"node {node_id!r} has no summary to review", detail={"node_id": node_id}
+        )
+    return row

@@ -1,0 +1,50 @@
+"""The index and the retriever of one store, built the same way for the CLI and the service.
+
+The publish hooks are wired here, once: after documents get a new served revision, the lexical
+index is refreshed and their summaries are linted (the audit queue's order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from api.service.lint_cache import LintWarmup
+from indexer.embedding import Embedder
+from indexer.index import Index, open_catalog
+from indexer.settings import Settings
+from indexer.summarizers import Summarizer
+from retriever import Retriever
+from retriever.lexical import LexicalIndex
+
+
+@dataclass(frozen=True)
+class Stack:
+    """An open store: the index (writes) and the retriever (reads) over it."""
+
+    index: Index
+    retriever: Retriever
+
+
+def open_stack(
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    summarizer: Summarizer | None = None,
+) -> Stack:
+    """The index and retriever of the store named by ``settings``, with the publish hooks.
+
+    Args:
+        settings: The settings (store, backends, limits).
+        embedder: An already loaded embedder for ingest (default: from the settings).
+        summarizer: A summarizer (default: from the settings).
+    """
+    catalog = open_catalog(settings)
+    lexical = LexicalIndex(settings.store / "lexical", catalog)
+    index = Index(
+        settings,
+        catalog=catalog,
+        embedder=embedder,
+        summarizer=summarizer,
+        on_publish=(lexical.on_publish, LintWarmup(catalog)),
+    )
+    return Stack(index=index, retriever=Retriever(index, lexical=lexical))

@@ -1,0 +1,184 @@
+"""The bottom-up summary pass: which summaries a tree needs, given the cache, one height at a time.
+
+This is the planning step that the ingest and its dry run share. It decides, for every inner
+node, its cache key (from the summarizer identity, the node's Merkle hash and its children's
+summaries), whether the cache already holds it, which requests to send (one per distinct key),
+and what a failure means for the ancestors. What it does not do is read or write anything: the
+caller passes ``lookup`` (the cache, read-only) and ``compute`` (the summarizer: the real one
+writes what it computes to the cache; the dry run's answers with placeholders and writes
+nothing). So the dry run's count of summaries to compute is exact by construction.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from indexer.progress import ProgressEvent, ProgressFn, no_progress
+from indexer.summarizers.base import SummarizerIdentity, SummaryRequest, cache_key
+from indexer.tree import PASSAGE, TreeNode
+
+Lookup = Callable[[Iterable[str]], Mapping[str, str]]
+"""Cached summary texts by key (absent keys: not cached)."""
+
+Compute = Callable[[list[SummaryRequest]], "Computed"]
+"""Summaries for the requests: texts by key, and the failures."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Computed:
+    """What one batch of summary requests produced."""
+
+    texts: dict[str, str]
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class SummaryOutcome:
+    """Summaries of one tree: text and cache key by node id, and what they cost."""
+
+    text: dict[str, str | None] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    calls: int = 0
+    hits: int = 0
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+def summarize_tree(
+    tree: TreeNode,
+    *,
+    identity: SummarizerIdentity,
+    corrected: Mapping[str, str],
+    lookup: Lookup,
+    compute: Compute,
+    doc_id: str = "",
+    progress: ProgressFn = no_progress,
+) -> SummaryOutcome:
+    """Summaries of every inner node, bottom-up one height at a time, computing only misses.
+
+    Args:
+        tree: The document tree, hashed and with node ids.
+        identity: The summarizer's identity (part of every key).
+        corrected: Expert corrections by node hash; a corrected node's text is what its parent
+            reads and what gets embedded.
+        lookup: The summary cache (read-only).
+        compute: Produces the summaries of the requests not in the cache.
+        doc_id: For progress events.
+        progress: Receives a ``summarize`` event after each height.
+    """
+    out = SummaryOutcome()
+    by_height = _by_height(tree)
+    total = sum(len(nodes) for nodes in by_height.values())
+    done = 0
+    # Nodes left without a summary by a failure. Their ancestors are not summarized either (the
+    # summary would silently miss that part); the next ingest computes exactly these again.
+    failed: set[str] = set()
+    for height in sorted(by_height):
+        nodes = _attemptable(by_height[height], out, failed)
+        for n in nodes:
+            child_summaries = [
+                out.text.get(c.node_id) or "" for c in n.children if c.level != PASSAGE
+            ]
+            out.keys[n.node_id] = cache_key(
+                identity, level=n.level, node_hash=n.hash, child_summaries=child_summaries
+            )
+        cached = lookup(out.keys[n.node_id] for n in nodes)
+        todo = _requests(nodes, cached, out)
+        computed = compute(list(todo.values())) if todo else Computed(texts={})
+        out.calls += len(computed.texts)
+        out.failures.extend(computed.failures)
+        done += len(by_height[height])
+        progress(ProgressEvent(doc_id, "summarize", done, total, out.calls, out.hits))
+        _record(nodes, cached, computed, out, failed, corrected)
+    return out
+
+
+def _by_height(tree: TreeNode) -> dict[int, list[TreeNode]]:
+    height: dict[str, int] = {}
+    by_height: dict[int, list[TreeNode]] = defaultdict(list)
+    for node in tree.inner_post_order():
+        height[node.node_id] = 1 + max(
+            (height[c.node_id] for c in node.children if c.level != PASSAGE), default=0
+        )
+        by_height[height[node.node_id]].append(node)
+    return by_height
+
+
+def _attemptable(
+    nodes: Sequence[TreeNode], out: SummaryOutcome, failed: set[str]
+) -> list[TreeNode]:
+    """The nodes of one height to summarize; the others get no summary (and why)."""
+    keep = []
+    for n in nodes:
+        if not n.passages():
+            out.text[n.node_id] = None
+        elif any(c.node_id in failed for c in n.children):
+            out.text[n.node_id] = None
+            failed.add(n.node_id)
+            out.failures.append(
+                {
+                    "key": None,
+                    "level": n.level,
+                    "heading_path": list(n.heading_path),
+                    "error": "not attempted: a summary below it failed",
+                }
+            )
+        else:
+            keep.append(n)
+    return keep
+
+
+def _requests(
+    nodes: Sequence[TreeNode], cached: Mapping[str, str], out: SummaryOutcome
+) -> dict[str, SummaryRequest]:
+    """One request per distinct key that the cache does not hold; the rest count as hits."""
+    todo: dict[str, SummaryRequest] = {}
+    for n in nodes:
+        key = out.keys[n.node_id]
+        if key in cached:
+            out.text[n.node_id] = cached[key]
+            out.hits += 1
+        elif key in todo:
+            out.hits += 1
+        else:
+            todo[key] = _request(n, key, out.text)
+    return todo
+
+
+def _request(node: TreeNode, key: str, text: Mapping[str, str | None]) -> SummaryRequest:
+    return SummaryRequest(
+        key=key,
+        level=node.level,
+        title=node.title,
+        heading_path=list(node.heading_path),
+        passages=[c.text or "" for c in node.children if c.level == PASSAGE],
+        children=[
+            (c.title or "", text.get(c.node_id) or "") for c in node.children if c.level != PASSAGE
+        ],
+    )
+
+
+def _record(
+    nodes: Sequence[TreeNode],
+    cached: Mapping[str, str],
+    computed: Computed,
+    out: SummaryOutcome,
+    failed: set[str],
+    corrected: Mapping[str, str],
+) -> None:
+    for n in nodes:
+        key = out.keys[n.node_id]
+        if n.node_id not in out.text:
+            out.text[n.node_id] = computed.texts.get(key)
+        if key not in computed.texts and key not in cached:
+            failed.add(n.node_id)
+            for f in out.failures:
+                if f["key"] == key:
+                    f.setdefault("level", n.level)
+                    f.setdefault("heading_path", list(n.heading_path))
+        elif n.hash in corrected:
+            # An expert's correction stands while the source below is unchanged; it is what
+            # the parent reads (so the parent is rebuilt from it) and what gets embedded.
+            out.text[n.node_id] = corrected[n.hash]
