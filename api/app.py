@@ -15,7 +15,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from anyio import to_thread
 from fastapi import Depends, FastAPI
 
-from api.deps import QueryLimitsDep, require_auditor, require_reader
+from api.deps import require_auditor, require_reader
 from api.errors import add_error_handlers
 from api.metrics import Metrics
 from api.middleware import ServiceMiddleware
@@ -113,9 +113,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(audit.router, dependencies=[Depends(require_auditor)])
     app.include_router(audit_page.router)  # the static page: no key (its API calls need one)
     for router in (query.router, select.router):
-        app.include_router(
-            router, dependencies=[Depends(require_reader), QueryLimitsDep], responses=AUTH_ERRORS
-        )
+        app.include_router(router, dependencies=[Depends(require_reader)], responses=AUTH_ERRORS)
 
 
 def _announce_dev_mode() -> None:

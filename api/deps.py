@@ -1,22 +1,27 @@
 """FastAPI plumbing as ``Annotated`` aliases: the app's objects and the role a route needs.
 
 Authentication happens in :mod:`api.middleware` (before a body is read); the role
-dependencies here authorize. Roles are cumulative: reader < editor < auditor < admin.
+dependencies here authorize. Roles are cumulative: reader < editor < auditor < admin. A body
+whose model depends on the store's settings is read by :func:`json_body`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ValidationError
 
 from api.service.jobs import JobRunner
 from api.service.keys import ApiKey, KeyStore, authorize
-from indexer.errors import AuthError, InvalidRequestError
+from indexer.errors import AuthError
 from indexer.index import Index
 from indexer.settings import Settings
+
+M = TypeVar("M", bound=BaseModel)
 
 bearer = HTTPBearer(
     auto_error=False,
@@ -84,33 +89,35 @@ AuditorDep = Annotated[ApiKey, Depends(require_auditor)]
 AdminDep = Annotated[ApiKey, Depends(require_admin)]
 
 
-async def check_query_limits(request: Request, settings: SettingsDep) -> None:
-    """Enforce ``max_query_chars`` and ``max_k`` on a JSON body with ``query`` and/or ``k``.
+async def json_body(request: Request, model: type[M]) -> M:
+    """The request's JSON body, validated once by ``model``.
 
-    Applied to the query and select routers so that the limits hold whatever their own request
-    models allow.
+    For a route whose request model belongs to the app's store (its limits come from the
+    settings): FastAPI fixes a body's type when the route is defined, so such a route reads its
+    body here and documents it with :func:`json_body_schema`. Errors leave as FastAPI's own
+    (locations under ``body``), through the app's validation handler.
     """
-    if "json" not in request.headers.get("content-type", ""):
-        return
+    raw = await request.body()
+    if not raw.strip():
+        raise RequestValidationError(
+            [{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}]
+        )
     try:
-        body: Any = await request.json()
-    except ValueError:
-        return  # FastAPI reports malformed JSON itself
-    if not isinstance(body, dict):
-        return
-    query = body.get("query")
-    if isinstance(query, str) and len(query) > settings.max_query_chars:
-        raise InvalidRequestError(
-            f"the query is {len(query):,} characters; the limit is {settings.max_query_chars:,}"
-            " (setting max_query_chars)",
-            detail={"field": "query", "limit": settings.max_query_chars},
-        )
-    k = body.get("k")
-    if isinstance(k, int) and not isinstance(k, bool) and not 1 <= k <= settings.max_k:
-        raise InvalidRequestError(
-            f"k must be between 1 and {settings.max_k} (setting max_k); got {k}",
-            detail={"field": "k", "limit": settings.max_k},
-        )
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        raise RequestValidationError(
+            [{**err, "loc": ("body", *err["loc"])} for err in errors]
+        ) from exc
 
 
-QueryLimitsDep = Depends(check_query_limits)
+def json_body_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The ``openapi_extra`` of a route that reads its body with :func:`json_body`."""
+    schema = model.model_json_schema()
+    assert "$defs" not in schema, "inline body schemas cannot hold definitions"
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": schema}},
+        }
+    }

@@ -325,7 +325,7 @@ def _inner_hashes(tree: Any) -> set[str]:
 
 def _edit_costs(name: str, x: np.ndarray, texts: list[str], *, edits: int) -> dict[str, Any]:
     """Summaries an edit recomputes = inner nodes whose Merkle hash is new (the cache key)."""
-    from indexer.clustering.restructure import clusters_of
+    from indexer.clustering.reuse import clusters_of
     from indexer.tree import compute_hashes
 
     def build(ts: list[str], xs: np.ndarray, hook: Any, previous: Any = None) -> Any:

@@ -18,7 +18,6 @@ import os
 import random
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -154,14 +153,13 @@ class Run:
 
 
 def _complete_builds(db_path: Path) -> set[tuple[str, str]]:
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
+    from indexer.store.catalog import Catalog
+
+    catalog = Catalog(db_path)
     try:
-        rows = db.execute(
-            "SELECT doc_id, revision FROM builds WHERE status IN ('complete', 'superseded')"
-        ).fetchall()
+        return catalog.completed_revisions()
     finally:
-        db.close()
-    return {(r[0], r[1]) for r in rows}
+        catalog.close()
 
 
 def main() -> dict[str, Any]:

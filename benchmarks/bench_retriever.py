@@ -47,11 +47,6 @@ SINGLE_QUERIES = 150
 CONCURRENT_QUERIES = 400
 CROSS_ENCODER_QUERIES = 30
 CACHE_VERSION = "retriever-bench-v1"
-NODE_COLUMNS = (
-    "node_id", "build_id", "doc_id", "parent_id", "ordinal", "level", "title", "heading_path",
-    "char_start", "char_end", "page_start", "page_end", "hash", "text", "summary_key",
-    "vector_id", "n_passages", "first_passage", "last_passage", "covers",
-)  # fmt: skip
 
 
 # corpus ------------------------------------------------------------------------------------
@@ -110,6 +105,8 @@ def _replicate(base: Any, store: Path) -> dict[str, Any]:
     from indexer.index import Index
     from indexer.ingest import vector_id
     from indexer.settings import Settings
+    from indexer.store.records import NewSummary
+    from indexer.store.rows import NodeRow
 
     catalog = base.catalog
     docs = []
@@ -119,9 +116,7 @@ def _replicate(base: Any, store: Path) -> dict[str, Any]:
         keys = [n["summary_key"] for n in nodes if n["summary_key"]]
         summaries = {k: s.text for k, s in catalog.summaries(keys).items()}
         vectors = base.vectors.get(sorted({n["vector_id"] for n in nodes if n["vector_id"]}))
-        b = catalog.db.execute(
-            "SELECT format, summarizer, embedder, text FROM builds WHERE build_id = ?", (build,)
-        ).fetchone()
+        b = catalog.build_inputs(build)
         docs.append((row["doc_id"], dict(b), nodes, summaries, vectors))
     per_copy = sum(sum(1 for n in d[2] if n["level"] == "passage") for d in docs)
     copies = math.ceil(TARGET_PASSAGES / per_copy)
@@ -171,8 +166,15 @@ def _replicate(base: Any, store: Path) -> dict[str, Any]:
                 elif n["summary_key"]:
                     body = summaries[n["summary_key"]].translate(table)
                     new["summary_key"] = hash_parts(["bench", n["summary_key"], str(c)])
-                    put.append((new["summary_key"], body, "extractive", "tfidf-centrality",
-                                "bench", 0, 0, 1))  # fmt: skip
+                    put.append(
+                        NewSummary(
+                            key=new["summary_key"],
+                            text=body,
+                            backend="extractive",
+                            model="tfidf-centrality",
+                            prompt_version="bench",
+                        )
+                    )
                     kind = "s"
                     n_summaries += 1
                 if n["vector_id"] and n["vector_id"] in vectors:
@@ -184,7 +186,7 @@ def _replicate(base: Any, store: Path) -> dict[str, Any]:
                         kinds.append(kind)
                 else:
                     new["vector_id"] = None
-                rows.append(tuple(new[k] for k in NODE_COLUMNS))
+                rows.append(NodeRow(**new))
             if put:
                 index.catalog.put_summaries(put)
             index.catalog.finish_build(
@@ -409,13 +411,12 @@ def _publish_new_revision(index: Any, doc_id: str) -> None:
     """Publish a new build of one document (its nodes copied under new ids), as an ingest of a
     new revision would: the BM25 refresh then tokenizes that build and merges the others."""
     from indexer.hashing import hash_parts
+    from indexer.store.rows import NodeRow
 
     row = index.catalog.require_document(doc_id)
     old = int(row["current_build"])
     nodes = [dict(r) for r in index.catalog.nodes_of_build(old)]
-    build = index.catalog.db.execute(
-        "SELECT format, summarizer, embedder, text FROM builds WHERE build_id = ?", (old,)
-    ).fetchone()
+    build = index.catalog.build_inputs(old)
     new = index.catalog.start_build(
         doc_id=doc_id,
         source=row["source"],
@@ -434,9 +435,9 @@ def _publish_new_revision(index: Any, doc_id: str) -> None:
         if n["covers"]:
             n["covers"] = json.dumps([ids[i] for i in json.loads(n["covers"])])
         n["build_id"] = new
-        rows.append(tuple(n[k] for k in NODE_COLUMNS))
+        rows.append(NodeRow(**n))
     index.catalog.finish_build(
-        new, doc_id=doc_id, source=row["source"], root_node=rows[0][0], nodes=rows, report={}
+        new, doc_id=doc_id, source=row["source"], root_node=rows[0].node_id, nodes=rows, report={}
     )
 
 

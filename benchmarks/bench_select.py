@@ -21,6 +21,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,9 @@ def write_store(folder: Path, n: int, texts: list[str], base: np.ndarray, *, see
     from indexer.index import Index
     from indexer.ingest import vector_id
     from indexer.settings import Settings
+    from indexer.store.rows import NodeRow
 
+    columns = [f.name for f in fields(NodeRow)]
     index = Index(Settings(store=folder, embedder="minilm"))
     rng = np.random.default_rng(seed)
     source = rng.integers(0, len(texts), size=n)
@@ -113,7 +116,12 @@ def write_store(folder: Path, n: int, texts: list[str], base: np.ndarray, *, see
             offset += len(text) + 2
             ordinal += 1
         index.catalog.finish_build(
-            build, doc_id=doc_id, source=doc_id, root_node=root, nodes=nodes, report={}
+            build,
+            doc_id=doc_id,
+            source=doc_id,
+            root_node=root,
+            nodes=[NodeRow(**dict(zip(columns, n, strict=True))) for n in nodes],
+            report={},
         )
         index.vectors.upsert(
             ids, vectors[rows], doc_ids=[doc_id] * len(ids), kinds=["p"] * len(ids)

@@ -1,32 +1,101 @@
-"""Run every benchmark module (``benchmarks/bench_*.py``) and write its JSON result.
+"""Run the benchmarks and write each one's JSON result.
 
-Each module exposes ``main() -> dict``; the result lands in ``benchmarks/results/<name>.json``.
-Figures are reported as ratios against a baseline measured in the same run, because the
-machines are shared and noisy. ``python -m benchmarks.run NAME…`` runs only those.
+Each ``benchmarks/bench_<name>.py`` exposes ``main() -> dict`` and is listed in
+:data:`BENCHMARKS`; its result lands in ``benchmarks/results/<name>.json``. Figures are reported
+as ratios against a baseline measured in the same run, because the machines are shared and
+noisy. ``python -m benchmarks.run NAME…`` runs only those.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 
+Result = dict[str, Any]
+
+
+# Each module is imported only when its benchmark runs: some load torch or start servers.
+def _cluster() -> Result:
+    from benchmarks import bench_cluster
+
+    return bench_cluster.main()
+
+
+def _http_load() -> Result:
+    from benchmarks import bench_http_load
+
+    return bench_http_load.main()
+
+
+def _ingest() -> Result:
+    from benchmarks import bench_ingest
+
+    return bench_ingest.main()
+
+
+def _mix() -> Result:
+    from benchmarks import bench_mix
+
+    return bench_mix.main()
+
+
+def _retriever() -> Result:
+    from benchmarks import bench_retriever
+
+    return bench_retriever.main()
+
+
+def _select() -> Result:
+    from benchmarks import bench_select
+
+    return bench_select.main()
+
+
+def _select_coverage() -> Result:
+    from benchmarks import bench_select_coverage
+
+    return bench_select_coverage.main()
+
+
+def _summarizers() -> Result:
+    from benchmarks import bench_summarizers
+
+    return bench_summarizers.main()
+
+
+BENCHMARKS: dict[str, Callable[[], Result]] = {
+    "cluster": _cluster,
+    "http_load": _http_load,
+    "ingest": _ingest,
+    "mix": _mix,
+    "retriever": _retriever,
+    "select": _select,
+    "select_coverage": _select_coverage,
+    "summarizers": _summarizers,
+}
+
 
 def main(argv: list[str]) -> int:
     """Run the named benchmarks (all when none are named)."""
-    names = argv or sorted(p.stem.removeprefix("bench_") for p in HERE.glob("bench_*.py"))
+    names = argv or sorted(BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmark(s) {unknown}; known: {sorted(BENCHMARKS)}", file=sys.stderr)
+        return 2
     RESULTS.mkdir(exist_ok=True)
     failed = 0
     for name in names:
         started = time.perf_counter()
         print(f"== bench {name}", flush=True)
         try:
-            result = importlib.import_module(f"benchmarks.bench_{name}").main()
+            result = BENCHMARKS[name]()
         except Exception as exc:  # a failing benchmark must not hide the others
             failed += 1
             result = {"error": repr(exc)}

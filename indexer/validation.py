@@ -1,19 +1,41 @@
 """Pydantic's validation errors as one :class:`InvalidRequestError` (the same for CLI and HTTP).
 
-Request models (``retriever.request``, ``retriever.selection``, the HTTP routes) validate with
-pydantic. Whichever layer runs the validation, its errors become one ``InvalidRequestError`` whose
-message names the field and says what is wrong; a validator that knows more (a limit and the
-setting behind it) raises ``PydanticCustomError`` with a ``ctx`` that becomes the ``detail``.
+Request models (``retriever.request``, ``retriever.selection``, ``api.service.review``) validate
+with pydantic, once: FastAPI runs the model on a request body, the CLI and library callers go
+through :func:`validated`. Whichever layer runs the validation, its errors become one
+``InvalidRequestError`` (:func:`invalid_request`) whose message names the field and says what is
+wrong. A limit that was hit becomes the detail ``{"field", "limit"}``: a validator that knows the
+setting behind a limit raises :func:`limit_error`; pydantic's own constraints (``max_length``,
+``le``, …) are read from the error's context.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticCustomError
 
 from indexer.errors import InvalidRequestError
+
+M = TypeVar("M", bound=BaseModel)
+
+# Where FastAPI found a value: the first part of its error locations, not part of the field name.
+_SOURCES = ("body", "query", "path", "header", "cookie")
+# The context keys of pydantic's constraint errors that hold the bound.
+_BOUNDS = ("max_length", "min_length", "le", "ge", "lt", "gt")
+
+
+def limit_error(message: str, *, field: str, limit: int, **more: Any) -> PydanticCustomError:
+    """The error of a validator whose value is outside a limit (detail ``{"field", "limit"}``).
+
+    ``message`` is final (already formatted); ``more`` adds keys to the detail.
+    """
+    # Braces would be read as placeholders of the context.
+    template = message.replace("{", "(").replace("}", ")")
+    return PydanticCustomError("limit", template, {"field": field, "limit": limit, **more})
 
 
 def invalid_request(errors: Sequence[Any]) -> InvalidRequestError:
@@ -21,30 +43,42 @@ def invalid_request(errors: Sequence[Any]) -> InvalidRequestError:
     problems: list[dict[str, Any]] = [
         {
             "loc": [str(part) for part in err.get("loc", ())],
-            "msg": str(err.get("msg", "")),
+            "msg": str(err.get("msg", "")).removeprefix("Value error, "),
             "type": str(err.get("type", "")),
         }
         for err in errors
     ]
     if not problems:
         return InvalidRequestError("invalid request")
-    first = errors[0]
-    where = ".".join(problems[0]["loc"])
-    msg = str(problems[0]["msg"]).removeprefix("Value error, ")
+    loc = problems[0]["loc"]
+    field = ".".join(loc[1:] if loc and loc[0] in _SOURCES else loc)
+    msg = str(problems[0]["msg"])
     # A message that starts with its field's name ("query is empty") needs no prefix.
-    message = msg if not where or msg.startswith(where) else f"{where}: {msg}"
+    named = bool(field) and re.match(rf"{re.escape(field)}\b", msg) is not None
+    message = msg if not loc or named else f"{'.'.join(loc)}: {msg}"
     if len(problems) > 1:
         message += f" (and {len(problems) - 1} more)"
-    ctx = first.get("ctx") if isinstance(first, dict) else None
-    detail: Any = problems
-    if isinstance(ctx, dict) and "field" in ctx:
-        detail = {k: v for k, v in ctx.items() if not k.startswith("_")}
-    return InvalidRequestError(message, detail=detail)
+    return InvalidRequestError(message, detail=_detail(errors[0], field, problems))
 
 
-def validated(model: Any, data: dict[str, Any]) -> Any:
-    """``model.model_validate(data)``, its errors as :class:`InvalidRequestError`."""
+def _detail(first: Any, field: str, problems: list[dict[str, Any]]) -> Any:
+    ctx = first.get("ctx") if isinstance(first, Mapping) else None
+    if not isinstance(ctx, Mapping):
+        return problems
+    if "field" in ctx:
+        return {k: v for k, v in ctx.items() if not str(k).startswith("_")}
+    bound = next((key for key in _BOUNDS if key in ctx), None)
+    if bound is not None and field:
+        return {"field": field, "limit": ctx[bound]}
+    return problems
+
+
+def validated(model: type[M], data: Mapping[str, Any]) -> M:
+    """``model.model_validate(data)``, its errors as one :class:`InvalidRequestError`.
+
+    The entry point of the CLI and of library callers (HTTP routes let FastAPI validate).
+    """
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise invalid_request(exc.errors()) from exc
+        raise invalid_request(exc.errors(include_url=False)) from exc

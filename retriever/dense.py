@@ -32,12 +32,15 @@ class DenseSearcher:
         *,
         exact_limit: int = 20_000,
         cache_vectors: int = 200_000,
+        cache_ids: int = 20_000,
     ) -> None:
         self.vectors = vectors
         self.catalog = catalog
         self.exact_limit = exact_limit
         self.cache_vectors = cache_vectors
         self._cache: OrderedDict[int, tuple[list[str], np.ndarray]] = OrderedDict()
+        self._by_id: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.cache_ids = cache_ids
         self._cached = 0
         self._lock = threading.Lock()
 
@@ -122,10 +125,32 @@ class DenseSearcher:
         return ids, mat
 
     def vectors_of(self, vector_ids: list[str]) -> dict[str, np.ndarray]:
-        """Stored vectors by id (for scoring candidates that only the lexical index found)."""
-        return self.vectors.get(vector_ids) if vector_ids else {}
+        """Stored vectors by id (for scoring candidates that only the lexical index found, and
+        the summaries above the best passages). Vector ids are content addressed, so a vector
+        read once is kept (the most recently used ``cache_ids`` of them)."""
+        out: dict[str, np.ndarray] = {}
+        with self._lock:
+            for vid in vector_ids:
+                hit = self._by_id.get(vid)
+                if hit is not None:
+                    self._by_id.move_to_end(vid)
+                    out[vid] = hit
+        missing = [v for v in vector_ids if v not in out]
+        if missing:
+            found = self.vectors.get(missing)
+            out.update(found)
+            with self._lock:
+                self._by_id.update(found)
+                while len(self._by_id) > self.cache_ids:
+                    self._by_id.popitem(last=False)
+        return out
 
 
 def _kind(vid: str) -> str:
     """The kind code inside a vector id (``<doc hash>:<p|s>:<content hash>``)."""
     return vid[17:18]
+
+
+def kind_of_vector(vid: str) -> str:
+    """``passage`` or ``summary``: what a vector id was embedded from."""
+    return "passage" if _kind(vid) == "p" else "summary"

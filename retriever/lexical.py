@@ -107,10 +107,32 @@ class LexicalIndex:
         mask = self._mask(state, builds, kinds)
         if mask is not None:
             scores = scores * mask
-        n = min(n, len(scores))
-        top = np.argpartition(-scores, n - 1)[:n]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(str(state.node_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
+        return _top(scores, state, n)
+
+    def search_kinds(
+        self,
+        query: str,
+        *,
+        n: int,
+        snapshot: Snapshot,
+        builds: frozenset[int],
+        kinds: frozenset[str],
+    ) -> dict[str, list[tuple[str, float]]]:
+        """The ``n`` best ``(node_id, bm25 score)`` of each kind, from one scoring pass: each
+        list is what :meth:`search` gives for that kind alone."""
+        out: dict[str, list[tuple[str, float]]] = {k: [] for k in kinds}
+        state = self._current(snapshot)
+        if state is None or n <= 0:
+            return out
+        vocab = state.bm25.vocab_dict
+        ids = sorted({vocab[t] for t in tokenize(query) if t in vocab})
+        if not ids:
+            return out
+        scores = state.bm25.scores_of(ids)
+        for kind in kinds:
+            mask = self._mask(state, builds, frozenset({kind}))
+            out[kind] = _top(scores * mask if mask is not None else scores, state, n)
+        return out
 
     def _mask(
         self, state: _State, builds: frozenset[int], kinds: frozenset[str]
@@ -269,6 +291,13 @@ class LexicalIndex:
         for p in (self.folder / "segments").glob("*.npz"):
             if p.stem.isdigit() and int(p.stem) not in builds:
                 p.unlink(missing_ok=True)
+
+
+def _top(scores: np.ndarray, state: _State, n: int) -> list[tuple[str, float]]:
+    n = min(n, len(scores))
+    top = np.argpartition(-scores, n - 1)[:n]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    return [(str(state.node_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
 
 
 def _load(path: Path, generation: tuple[tuple[str, int], ...]) -> _State:

@@ -1,90 +1,164 @@
-"""A query request and its validation: every bad request becomes a clear 4xx error."""
+"""A query request, validated once by one pydantic model: every bad request is a clear 422.
+
+``QueryRequest`` checks what a query may be; its limits (settings ``max_query_chars`` and
+``max_k``) belong to a store, so ``QueryRequest.with_limits(limits)`` is the model of one store
+(``Retriever.request_model``): the CLI validates through it (``Retriever.request``) and
+``POST /v1/query`` reads its body with it. Construct the model directly only with values known
+to be good; raw values go through ``indexer.validation.validated``.
+"""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal
 
-from indexer.errors import InvalidRequestError
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
-KINDS = ("passage", "summary")
+from indexer.settings import Settings
+from indexer.validation import limit_error
+
+Kind = Literal["passage", "summary"]
+Intent = Literal["auto", "passage", "section", "document"]
+KINDS: tuple[Kind, ...] = ("passage", "summary")
 # Control characters other than tab, newline and carriage return: a query holding them is binary.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
 class QueryLimits:
-    """Bounds on a request (settings ``max_query_chars`` and ``max_k``)."""
+    """Bounds on a request (settings ``max_query_chars`` and ``max_k``; their defaults here)."""
 
-    max_chars: int = 2000
-    max_k: int = 100
+    max_chars: int = Settings.model_fields["max_query_chars"].default
+    max_k: int = Settings.model_fields["max_k"].default
 
 
-@dataclass(frozen=True)
-class QueryRequest:
-    """A validated query.
+def _document_limits(schema: dict[str, Any], model: type[Any]) -> None:
+    limits: QueryLimits = model.limits
+    properties = schema["properties"]
+    properties["query"].update(minLength=1, maxLength=limits.max_chars)
+    properties["k"].update(minimum=1, maximum=limits.max_k)
 
-    Attributes:
-        query: The question, stripped.
-        k: Number of results.
-        documents: Restrict to these ``doc_id``s (None: every document).
-        kinds: ``passage`` and/or ``summary``.
-        expand: Give every summary hit its best supporting passages.
+
+class QueryRequest(BaseModel):
+    """A question and how to answer it; only ``query`` is required.
+
+    The plain class holds the default limits; ``with_limits`` gives the model of other ones.
     """
 
-    query: str
-    k: int = 5
-    documents: tuple[str, ...] | None = None
-    kinds: frozenset[str] = frozenset(KINDS)
-    expand: bool = False
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_document_limits)
 
-    @staticmethod
-    def create(
-        query: object,
-        *,
-        k: object = 5,
-        documents: object = None,
-        kinds: object = None,
-        expand: object = False,
-        limits: QueryLimits | None = None,
-    ) -> QueryRequest:
-        """Validate raw values (from JSON or CLI flags) into a request.
+    limits: ClassVar[QueryLimits] = QueryLimits()
 
-        Raises:
-            InvalidRequestError: The query is empty, too long or binary; ``k`` is out of range;
-                ``documents`` or ``kinds`` are malformed.
-        """
-        limits = limits or QueryLimits()
-        if not isinstance(query, str):
-            raise InvalidRequestError("query must be a string", detail={"field": "query"})
-        text = query.strip()
+    query: str = Field(
+        description="The question or search text, stripped (at most setting `max_query_chars`)."
+    )
+    k: Annotated[int, Field(strict=True)] = Field(
+        5, description="Number of results (1 to the setting `max_k`)."
+    )
+    documents: tuple[str, ...] | None = Field(
+        None,
+        description="Search only these doc_ids (default: every document).",
+        json_schema_extra={"minItems": 1},
+    )
+    kinds: frozenset[Kind] = Field(
+        frozenset(KINDS),
+        description="Return only these kinds (default: both).",
+        json_schema_extra={"default": list(KINDS), "minItems": 1},
+    )
+    expand: bool = Field(
+        False, description="Give every summary hit its 3 best supporting passages (`support`)."
+    )
+    intent: Intent = Field(
+        "auto", description="How the query is read; `auto`: estimated; else forced."
+    )
+
+    @classmethod
+    def with_limits(cls, limits: QueryLimits) -> type[QueryRequest]:
+        """The model that enforces ``limits`` (built once per limits)."""
+        return _limited(limits)
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _check_query(cls, value: object) -> str:
+        if not isinstance(value, str):
+            raise PydanticCustomError("query_type", "query must be a string")
+        text = value.strip()
         if not text:
-            raise InvalidRequestError("query is empty", detail={"field": "query"})
-        if len(text) > limits.max_chars:
-            raise InvalidRequestError(
-                f"query is {len(text):,} characters long; the limit is {limits.max_chars:,}"
+            raise PydanticCustomError("query_empty", "query is empty")
+        limit = cls.limits.max_chars
+        if len(text) > limit:
+            raise limit_error(
+                f"query is {len(text):,} characters long; the limit is {limit:,}"
                 " (setting max_query_chars)",
-                detail={"field": "query", "length": len(text), "limit": limits.max_chars},
+                field="query",
+                limit=limit,
+                length=len(text),
             )
         if _CONTROL.search(text) or not _encodable(text):
-            raise InvalidRequestError(
-                "query contains control characters or invalid text (binary data?)",
-                detail={"field": "query"},
+            raise PydanticCustomError(
+                "query_binary", "query contains control characters or invalid text (binary data?)"
             )
-        if isinstance(k, bool) or not isinstance(k, int):
-            raise InvalidRequestError("k must be an integer", detail={"field": "k"})
-        if not 1 <= k <= limits.max_k:
-            raise InvalidRequestError(
-                f"k must be between 1 and {limits.max_k} (setting max_k), not {k}",
-                detail={"field": "k", "value": k, "limit": limits.max_k},
+        return text
+
+    @field_validator("k")
+    @classmethod
+    def _check_k(cls, value: int) -> int:
+        return check_k(value, max_k=cls.limits.max_k)
+
+    @field_validator("documents", mode="before")
+    @classmethod
+    def _check_documents(cls, value: object) -> tuple[str, ...] | None:
+        return document_ids(value)
+
+    @field_validator("kinds", mode="before")
+    @classmethod
+    def _check_kinds(cls, value: object) -> frozenset[str]:
+        if value is None:
+            return frozenset(KINDS)
+        if not isinstance(value, list | tuple | set | frozenset) or not value:
+            raise PydanticCustomError(
+                "kinds_type", "kinds must be a non-empty list of 'passage' and/or 'summary'"
             )
-        return QueryRequest(
-            query=text,
-            k=k,
-            documents=_documents(documents),
-            kinds=_kinds(kinds),
-            expand=bool(expand),
+        unknown = [v for v in value if v not in KINDS]
+        if unknown:
+            raise PydanticCustomError(
+                "kind_unknown",
+                "unknown kind {kind}: use 'passage' and/or 'summary'",
+                {"kind": repr(unknown[0])},
+            )
+        return frozenset(value)
+
+
+@functools.cache
+def _limited(limits: QueryLimits) -> type[QueryRequest]:
+    return type("QueryRequest", (QueryRequest,), {"limits": limits, "__module__": __name__})
+
+
+def check_k(value: int, *, max_k: int) -> int:
+    """``value`` if it is a valid ``k`` (1 to ``max_k``), else a limit error."""
+    if not 1 <= value <= max_k:
+        raise limit_error(
+            f"k must be between 1 and {max_k} (setting max_k), not {value}",
+            field="k",
+            limit=max_k,
         )
+    return value
+
+
+def document_ids(value: object) -> tuple[str, ...] | None:
+    """A ``documents`` field: None, or a non-empty list of doc_ids (repeats dropped)."""
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple) or not all(isinstance(d, str) for d in value):
+        raise PydanticCustomError("documents_type", "documents must be a list of doc_ids")
+    if not value:
+        raise PydanticCustomError(
+            "documents_empty", "documents is empty: omit it to use every document"
+        )
+    return tuple(dict.fromkeys(value))
 
 
 def _encodable(text: str) -> bool:
@@ -93,34 +167,3 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:  # lone surrogates
         return False
     return True
-
-
-def _documents(value: object) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list | tuple) or not all(isinstance(d, str) for d in value):
-        raise InvalidRequestError(
-            "documents must be a list of doc_ids", detail={"field": "documents"}
-        )
-    if not value:
-        raise InvalidRequestError(
-            "documents is empty: omit it to search every document", detail={"field": "documents"}
-        )
-    return tuple(dict.fromkeys(value))
-
-
-def _kinds(value: object) -> frozenset[str]:
-    if value is None:
-        return frozenset(KINDS)
-    if not isinstance(value, list | tuple) or not value:
-        raise InvalidRequestError(
-            "kinds must be a non-empty list of 'passage' and/or 'summary'",
-            detail={"field": "kinds"},
-        )
-    unknown = [v for v in value if v not in KINDS]
-    if unknown:
-        raise InvalidRequestError(
-            f"unknown kind {unknown[0]!r}: use 'passage' and/or 'summary'",
-            detail={"field": "kinds"},
-        )
-    return frozenset(value)

@@ -1,5 +1,7 @@
-"""The retriever: one query → dense + BM25 candidates over passages and summaries → fusion →
-rerank → labelled results with provenance, all from one snapshot of the served revisions.
+"""The retriever: one query → dense + BM25 candidates of passages and of summaries → fusion and
+rerank within each kind → the summaries above the best passages → the mix, weighed by how the
+query is read (passage, section or document) → labelled results with provenance, all from one
+snapshot of the served revisions.
 """
 
 from __future__ import annotations
@@ -16,13 +18,19 @@ from indexer.errors import NotFoundError
 from indexer.index import Index
 from indexer.reviews import review_states_by_id
 from indexer.settings import Settings
-from retriever.candidates import Candidate, FusionWeights, fuse
+from indexer.validation import validated
+from retriever.candidates import Candidate, FusionWeights
 from retriever.dense import DenseSearcher
+from retriever.heads import Prepared, named_summaries, summaries_above
+from retriever.intent import Intent, IntentModel, forced_intent, level_of
 from retriever.lexical import LexicalIndex
+from retriever.mix import MixModel
+from retriever.pools import KINDS, Pools, PoolSizes, gather
 from retriever.request import QueryLimits, QueryRequest
 from retriever.rerankers import make_reranker
 from retriever.rerankers.base import Reranker, RerankInput
 from retriever.results import result_json
+from retriever.skeleton import Skeletons
 from retriever.snapshot import NodeRecord, Snapshot, SnapshotSource
 
 SUPPORT_PASSAGES = 3
@@ -38,6 +46,7 @@ class Pipeline:
     weights: FusionWeights = field(default_factory=FusionWeights)
     lexical: bool = True
     rerank: bool = True
+    mix: bool = True  # False: both kinds merged by their reranker scores alone (no intent)
 
     @staticmethod
     def from_settings(settings: Settings) -> Pipeline:
@@ -58,6 +67,14 @@ FLAT = Pipeline(lexical=False, rerank=False)
 """The flat baseline of the evaluation: passages only (set by the caller), dense only."""
 
 
+@dataclass(frozen=True)
+class Ranking:
+    """A query's candidates, best first, and how the query was read (None without the mix)."""
+
+    candidates: list[Candidate]
+    intent: Intent | None
+
+
 class Retriever:
     """Queries over an :class:`~indexer.index.Index`, safe to share between threads."""
 
@@ -75,11 +92,15 @@ class Retriever:
         self.catalog = index.catalog
         self.pipeline = pipeline or Pipeline.from_settings(settings)
         self.limits = QueryLimits(max_chars=settings.max_query_chars, max_k=settings.max_k)
+        self.request_model = QueryRequest.with_limits(self.limits)
         self._embedder = embedder
         self._reranker = reranker
         self._lock = threading.Lock()
         self.lexical = lexical or LexicalIndex(settings.store / "lexical", self.catalog)
         self.snapshots = SnapshotSource(self.catalog)
+        self.skeletons = Skeletons(self.catalog)
+        self._intent_model: IntentModel | None = None
+        self._mix_model: MixModel | None = None
         self._dense: DenseSearcher | None = None
 
     # collaborators, created on first use ---------------------------------------------------
@@ -100,6 +121,20 @@ class Retriever:
                 if self._reranker is None:
                     self._reranker = make_reranker(self.index.settings)
         return self._reranker
+
+    @property
+    def intent_model(self) -> IntentModel:
+        """How queries are read (``retriever/models/intent.json``)."""
+        if self._intent_model is None:
+            self._intent_model = IntentModel.load()
+        return self._intent_model
+
+    @property
+    def mix_model(self) -> MixModel:
+        """How passages and summaries are merged (``retriever/models/mix.json``)."""
+        if self._mix_model is None:
+            self._mix_model = MixModel.load()
+        return self._mix_model
 
     @property
     def dense(self) -> DenseSearcher:
@@ -125,8 +160,13 @@ class Retriever:
 
     # querying ------------------------------------------------------------------------------
     def request(self, query: object, **options: Any) -> QueryRequest:
-        """Validate a raw request against this retriever's limits (see QueryRequest.create)."""
-        return QueryRequest.create(query, limits=self.limits, **options)
+        """Validate raw values (CLI flags, JSON) with ``request_model`` (this store's limits).
+
+        Raises:
+            InvalidRequestError: The query is empty, too long or binary; ``k`` is out of range;
+                an option is unknown or malformed.
+        """
+        return validated(self.request_model, {"query": query, **options})
 
     def query(self, request: QueryRequest, *, pipeline: Pipeline | None = None) -> dict[str, Any]:
         """Run a query; the JSON of ``POST /v1/query`` and ``overstory query --json``.
@@ -138,8 +178,8 @@ class Retriever:
         snapshot = self.snapshots.take()
         _check_documents(request, snapshot)
         vector = self.encode(request.query)
-        ranked = self.rank(request, vector, snapshot, pipeline=pipeline or self.pipeline)
-        top = ranked[: request.k]
+        ranking = self.rank(request, vector, snapshot, pipeline=pipeline or self.pipeline)
+        top = ranking.candidates[: request.k]
         texts = self.catalog.nodes.texts_of([c.node for c in top])
         results = []
         for rank, cand in enumerate(top, start=1):
@@ -156,7 +196,11 @@ class Retriever:
                 item["support"] = self._support(cand.node, vector, snapshot)
             results.append(item)
         self._apply_reviews(results)
-        return {"query": request.query, "results": results}
+        out: dict[str, Any] = {"query": request.query}
+        if ranking.intent is not None:
+            out["intent"] = ranking.intent.to_json()
+        out["results"] = results
+        return out
 
     def _apply_reviews(self, results: list[dict[str, Any]]) -> None:
         """Summary results carry their audit status; a corrected one serves the expert's text."""
@@ -179,49 +223,114 @@ class Retriever:
         snapshot: Snapshot,
         *,
         pipeline: Pipeline,
-    ) -> list[Candidate]:
-        """Candidates of the snapshot's builds for a query, best first, ``score`` set."""
-        docs = list(request.documents) if request.documents else None
-        builds = snapshot.builds(docs)
-        kinds = request.kinds
-        cands: dict[str, Candidate] = {}
-        dense = self.dense.search(
-            vector, n=pipeline.dense_candidates, snapshot=snapshot, doc_ids=docs, kinds=kinds
-        )
-        by_vector = self.catalog.nodes.records_by_vector([v for v, _ in dense], builds)
-        for vid, sim in dense:
-            for node in by_vector.get(vid, []):
-                if node.kind in kinds:
-                    cands.setdefault(node.node_id, Candidate(node)).dense = sim
-        if pipeline.lexical:
-            lexical = self.lexical.search(
-                request.query,
-                n=pipeline.lexical_candidates,
-                snapshot=snapshot,
-                builds=builds,
-                kinds=kinds,
+    ) -> Ranking:
+        """Candidates of the snapshot's builds for a query, best first, ``score`` set, and how
+        the query was read (None for a ranking without the mix)."""
+        if not pipeline.rerank:
+            pools = self._pools(request, vector, snapshot, pipeline, request.kinds)
+            ranked = sorted(
+                pools.passages + pools.summaries,
+                key=lambda c: (-c.fused, c.node.doc_id, c.node.ordinal),
             )
-            missing = [nid for nid, _ in lexical if nid not in cands]
-            found = self.catalog.nodes.records_by_id(missing, builds)
-            for nid, score in lexical:
-                cand = cands.get(nid)
-                if cand is None:
-                    if nid not in found:
-                        continue
-                    cand = cands[nid] = Candidate(found[nid])
-                cand.lexical = score
-        ranked = fuse(cands.values(), pipeline.weights)
-        for c in ranked:
+            for c in ranked:
+                c.score = c.fused
+            return Ranking(ranked, None)
+        prepared = self.prepare(request, vector, snapshot, pipeline=pipeline)
+        intent = self.read_intent(request, vector)
+        if request.kinds == {"passage"}:
+            return Ranking(prepared.passages + prepared.rest, intent)
+        if pipeline.mix:
+            head = self.mix_model.rank(prepared.mix_input(intent))
+            if intent.source == "request":
+                # An explicit reading is an order, not a hint: its level comes first.
+                head.sort(key=lambda c: level_of(c.node) != intent.label)
+        else:
+            head = sorted(prepared.passages + prepared.summaries, key=_by_score)
+        ranked = [c for c in head + prepared.rest if c.node.kind in request.kinds]
+        return Ranking(ranked, intent if pipeline.mix else None)
+
+    def read_intent(self, request: QueryRequest, vector: np.ndarray) -> Intent:
+        """How the query is read: the request's choice, else the intent model's estimate."""
+        if request.intent != "auto":
+            return forced_intent(request.intent)
+        return self.intent_model.estimate(request.query, vector)
+
+    def prepare(
+        self,
+        request: QueryRequest,
+        vector: np.ndarray,
+        snapshot: Snapshot,
+        *,
+        pipeline: Pipeline | None = None,
+    ) -> Prepared:
+        """Each kind's candidates reranked within the kind, before the mix (see ``heads``)."""
+        pipeline = pipeline or self.pipeline
+        docs = list(request.documents) if request.documents else None
+        kinds = request.kinds if request.kinds == {"passage"} else frozenset(KINDS)
+        pools = self._pools(request, vector, snapshot, pipeline, kinds)
+        n = max(pipeline.rerank_candidates, request.k)
+        passages, summaries = pools.passages[:n], _head(pools.summaries, n)
+        below: dict[str, list[str]] = {}
+        if "summary" in kinds and pipeline.mix:
+            above, below = summaries_above(
+                passages,
+                skeletons=self.skeletons,
+                snapshot=snapshot,
+                documents=docs,
+                present={c.node_id for c in summaries},
+            )
+            summaries += above
+            summaries += named_summaries(
+                request.query,
+                skeletons=self.skeletons,
+                snapshot=snapshot,
+                documents=docs,
+                present={c.node_id for c in summaries},
+            )
+        head = passages + summaries
+        scores = self.reranker.rerank(self.rerank_input(request.query, vector, head))
+        for c, score in zip(head, scores, strict=True):
+            c.score = float(score)
+        taken = {c.node_id for c in head}
+        rest = sorted(
+            (c for c in pools.passages[n:] + pools.summaries[n:] if c.node_id not in taken),
+            key=lambda c: -c.fused,
+        )
+        for c in rest:
             c.score = c.fused
-        if not pipeline.rerank or not ranked:
-            return ranked
-        head = ranked[: max(pipeline.rerank_candidates, request.k)]
-        data = self.rerank_input(request.query, vector, head)
-        scores = self.reranker.rerank(data)
-        for c, s in zip(head, scores, strict=True):
-            c.score = float(s)
-        head = sorted(head, key=lambda c: (-c.score, -c.fused, c.node.doc_id, c.node.ordinal))
-        return head + ranked[len(head) :]
+        return Prepared(
+            query=request.query,
+            scoped=docs is not None and len(docs) == 1,
+            passages=sorted(passages, key=_by_score),
+            summaries=sorted(summaries, key=_by_score),
+            below=below,
+            rest=rest,
+        )
+
+    def _pools(
+        self,
+        request: QueryRequest,
+        vector: np.ndarray,
+        snapshot: Snapshot,
+        pipeline: Pipeline,
+        kinds: frozenset[str],
+    ) -> Pools:
+        return gather(
+            dense=self.dense,
+            lexical=self.lexical,
+            catalog=self.catalog,
+            query=request.query,
+            vector=vector,
+            snapshot=snapshot,
+            documents=list(request.documents) if request.documents else None,
+            kinds=kinds,
+            sizes=PoolSizes(
+                dense=pipeline.dense_candidates,
+                lexical=pipeline.lexical_candidates,
+                lexical_on=pipeline.lexical,
+                weights=pipeline.weights,
+            ),
+        )
 
     def rerank_input(
         self, query: str, vector: np.ndarray, candidates: list[Candidate]
@@ -275,6 +384,24 @@ class Retriever:
             )
             for p in scored
         ]
+
+
+def _head(fused: list[Candidate], n: int, *, per_source: int = 5) -> list[Candidate]:
+    """The fused top ``n`` and the best ``per_source`` of each source list: rank fusion buries
+    a candidate that only one source ranks first (a heading BM25 matches word for word)."""
+    head = fused[:n]
+    taken = {c.node_id for c in head}
+    for value in (lambda c: c.dense, lambda c: c.lexical):
+        scored = [c for c in fused if value(c) is not None]
+        for c in sorted(scored, key=lambda c: -(value(c) or 0.0))[:per_source]:
+            if c.node_id not in taken:
+                taken.add(c.node_id)
+                head.append(c)
+    return head
+
+
+def _by_score(c: Candidate) -> tuple[float, float, str, int]:
+    return (-c.score, -c.fused, c.node.doc_id, c.node.ordinal)
 
 
 def _check_documents(request: QueryRequest, snapshot: Snapshot) -> None:

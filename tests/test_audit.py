@@ -352,6 +352,7 @@ def test_http_approve_and_reject(svc: Service) -> None:
         ({"status": "maybe"}, 422),
         ({"status": "approved", "corrected_text": "unknown field"}, 422),
         ({"status": "corrected", "text": "x" * 20_001}, 422),
+        ({"status": "approved", "note": "x" * 2_001}, 422),
     ],
 )
 def test_http_invalid_reviews(svc: Service, body: dict[str, Any], status: int) -> None:
@@ -359,6 +360,20 @@ def test_http_invalid_reviews(svc: Service, body: dict[str, Any], status: int) -
     r = svc.client.post(f"/v1/nodes/{node_id}/review", json=body, headers=svc.as_role("auditor"))
     assert r.status_code == status, r.text
     assert r.json()["error"]["code"] == "invalid_request"
+
+
+def test_http_review_limits_are_in_the_detail(svc: Service) -> None:
+    node_id = node_by_title(_tree(svc), "1.1 Replacement")["node_id"]
+    url, headers = f"/v1/nodes/{node_id}/review", svc.as_role("auditor")
+    for body, field, limit in (
+        ({"status": "corrected", "text": "x" * 20_001}, "text", 20_000),
+        ({"status": "approved", "note": "x" * 2_001}, "note", 2_000),
+    ):
+        r = svc.client.post(url, json=body, headers=headers)
+        assert r.status_code == 422, r.text
+        assert r.json()["error"]["detail"] == {"field": field, "limit": limit}
+    r = svc.client.post(url, json={"status": "approved", "text": "why"}, headers=headers)
+    assert r.json()["error"]["message"].startswith("text is only for status 'corrected'")
 
 
 def test_http_review_of_missing_node_or_passage(svc: Service) -> None:
@@ -413,6 +428,11 @@ def test_cli_lists_the_queue_and_reviews(fast_settings: Settings) -> None:
     assert "1.2 Inspection" in text and "summary — not a quote" in text
     code, _, err = run_cli("audit", "review", node_id, "--store", store, env=env, check=False)
     assert code == 1 and "exactly one of" in err
+    code, _, err = run_cli(
+        "audit", "review", node_id, "--approve", "--note", "x" * 2_001, "--store", store,
+        env=env, check=False,
+    )  # fmt: skip
+    assert code == 1 and "note" in err and "2000" in err
     _, log, _ = run_cli("audit", "log", "--store", store, "--json", env=env)
     assert log["entries"][0]["actor"] == "ana"
     idx.close()

@@ -12,7 +12,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from indexer.clustering import BACKENDS, ClusterRestructure, make_clusterer
 from indexer.clustering.base import candidate_ks
-from indexer.clustering.restructure import clusters_of
+from indexer.clustering.reuse import clusters_of
 from indexer.embedding.hashing import HashingEmbedder
 from indexer.embedding.minilm import MiniLMEmbedder
 from indexer.hashing import hash_text

@@ -36,3 +36,22 @@ def test_every_command_is_documented() -> None:
     assert len(main.commands) >= 12
     for name in main.commands:
         assert f"overstory {name}" in README, name
+
+
+def _where_cells() -> list[str]:
+    """The ``where`` cell of every row of the table under "## The flow"."""
+    flow = README.split("\n## The flow\n", 1)[1].split("\n## ", 1)[0]
+    table = flow.split("\n| step | where |\n", 1)[1].split("\n\n", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("|") and "---" not in line]
+    return [row.strip().strip("|").rsplit("|", 1)[1] for row in rows]
+
+
+def test_every_path_in_the_where_table_exists() -> None:
+    cells = _where_cells()
+    assert len(cells) >= 10
+    paths = [p for cell in cells for p in re.findall(r"`([^`]+)`", cell)]
+    assert all(re.findall(r"`[^`]+`", cell) for cell in cells), "a row names no path"
+    missing = [
+        p for p in paths if not ((ROOT / p).is_dir() if p.endswith("/") else (ROOT / p).is_file())
+    ]
+    assert not missing, f"the README's where table names paths that do not exist: {missing}"

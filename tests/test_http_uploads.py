@@ -12,12 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import APIRouter, Depends
-from pydantic import BaseModel
 
-from api.deps import QueryLimitsDep, require_reader
 from indexer.settings import Settings
-from tests.http_support import FIXTURES, Service, served, served_operations, service
+from tests.http_support import FIXTURES, Service, served, service
 
 VALID = (FIXTURES / "pump-x200.md").read_bytes()
 LIMIT = 200_000
@@ -126,36 +123,30 @@ def test_unauthenticated_upload_is_401_before_the_body(svc: Service) -> None:
     assert r.status_code == 401
 
 
-class _Probe(BaseModel):
-    query: str | None = None
-    k: int | None = None
-
-
-def test_query_limits_apply_to_routers_included_like_query(tmp_path: Path) -> None:
-    """``max_query_chars`` and ``max_k`` hold whatever a query router's own model allows."""
-    router = APIRouter()
-
-    @router.post("/v1/_probe")
-    def probe(body: _Probe) -> dict[str, Any]:
-        return body.model_dump()
-
+def test_query_limits_apply_to_query_and_select(tmp_path: Path) -> None:
+    """``max_query_chars`` and ``max_k`` hold on both routes, with the limit in the detail."""
     settings = Settings(store=tmp_path / "s", embedder="hashing", max_query_chars=50, max_k=10)
     with service(settings) as s:
-        s.app.include_router(router, dependencies=[Depends(require_reader), QueryLimitsDep])
-        ok = s.client.post("/v1/_probe", headers=s.as_role("reader"), json={"query": "q", "k": 10})
-        assert ok.status_code == 200
-        long = s.client.post("/v1/_probe", headers=s.as_role("reader"), json={"query": "q" * 51})
+        s.ingest("pump-x200.md", VALID)
+        reader = s.as_role("reader")
+        ok = s.client.post("/v1/query", headers=reader, json={"query": "q", "k": 10})
+        assert ok.status_code == 200, ok.text
+        long = s.client.post("/v1/query", headers=reader, json={"query": "q" * 51})
         assert long.status_code == 422
         assert "max_query_chars" in long.json()["error"]["message"]
-        for k in (11, 0, -1):
-            big = s.client.post("/v1/_probe", headers=s.as_role("reader"), json={"k": k})
-            assert big.status_code == 422
-            assert big.json()["error"]["detail"] == {"field": "k", "limit": 10}
+        assert long.json()["error"]["detail"] == {"field": "query", "limit": 50, "length": 51}
+        assert s.client.post("/v1/select", headers=reader, json={"k": 10}).status_code == 200
+        for route in ("/v1/query", "/v1/select"):
+            for k in (11, 0, -1):
+                body = {"query": "seal", "k": k} if route == "/v1/query" else {"k": k}
+                big = s.client.post(route, headers=reader, json=body)
+                assert big.status_code == 422, (route, k)
+                error = big.json()["error"]
+                assert error["detail"] == {"field": "k", "limit": 10}, (route, k)
+                assert "max_k" in error["message"]
 
 
 def test_query_limits_on_the_real_query_route(svc: Service) -> None:
-    if ("POST", "/v1/query") not in served_operations(svc.app):
-        pytest.skip("POST /v1/query is not served yet (api/routes/query.py, issue 4)")
     r = svc.client.post("/v1/query", headers=svc.as_role("reader"), json={"query": "x" * 2001})
     assert r.status_code == 422
     r = svc.client.post("/v1/query", headers=svc.as_role("reader"), json={"query": "seal", "k": 21})

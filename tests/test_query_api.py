@@ -70,6 +70,9 @@ def test_http_needs_a_reader_key(svc: Service) -> None:
         ({"query": "seal", "kinds": ["quote"]}, 422, "kinds"),
         ({"k": 3}, 422, "query"),
         ({"query": 5}, 422, "query"),
+        ({"query": "seal", "intent": "guess"}, 422, "intent"),
+        ({"query": "seal", "intent": None}, 422, "intent"),
+        ({"query": "seal", "kind": ["passage"]}, 422, "kind"),
     ],
 )
 def test_http_bad_queries(svc: Service, body: Any, status: int, needle: str) -> None:
@@ -78,6 +81,28 @@ def test_http_bad_queries(svc: Service, body: Any, status: int, needle: str) -> 
     error = r.json()["error"]
     assert set(error) == {"code", "message", "detail"}
     assert needle in error["message"]
+
+
+def test_intent_is_accepted_by_http_and_cli(svc: Service, fast_settings: Settings) -> None:
+    for intent in ("auto", "passage", "section", "document"):
+        r = post(svc, {"query": "seal kit working length", "k": 2, "intent": intent})
+        assert r.status_code == 200, r.text
+        assert len(r.json()["results"]) == 2
+    out = cli(fast_settings, "query", "seal kit", "-k", "2", "--intent", "section", "--json")
+    assert out.exit_code == 0, out.output
+    assert len(json.loads(out.output)["results"]) == 2
+    retriever = svc.app.state.retriever
+    assert retriever.request("seal").intent == "auto"
+    assert retriever.request("seal", intent="document").intent == "document"
+
+
+def test_http_bad_intent_is_named_in_the_error(svc: Service) -> None:
+    r = post(svc, {"query": "seal", "intent": "guess"})
+    assert r.status_code == 422
+    error = r.json()["error"]
+    assert error["code"] == "invalid_request"
+    assert error["message"].startswith("body.intent:"), error["message"]
+    assert error["detail"][0]["loc"] == ["body", "intent"]
 
 
 def test_http_binary_body(svc: Service) -> None:
@@ -99,6 +124,7 @@ def test_http_binary_body(svc: Service) -> None:
         (["seal", "-k", "0"], "between 1 and"),
         (["seal", "-k", "10000"], "between 1 and"),
         (["seal", "--doc", "nope.md"], "no document 'nope.md'"),
+        (["seal", "--intent", "guess"], "intent"),
     ],
 )
 def test_cli_bad_queries(

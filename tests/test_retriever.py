@@ -226,6 +226,9 @@ def test_k_cuts_the_list(retriever: Retriever) -> None:
         ("seal", {"kinds": []}, "non-empty"),
         ("seal", {"documents": []}, "empty"),
         ("seal", {"documents": "pump.md"}, "list"),
+        ("seal", {"intent": "guess"}, "intent"),
+        ("seal", {"intent": 1}, "intent"),
+        ("seal", {"kind": ["passage"]}, "kind"),
     ],
 )
 def test_bad_requests_are_clear_errors(
@@ -300,8 +303,8 @@ def test_a_query_on_an_old_snapshot_never_mixes_revisions(
     index.ingest_bytes(manual(torque="120 N·m"), doc_id="pump.md")
     request = retriever.request("impeller nut torque", k=20, documents=["pump.md"])
     vector = retriever.embedder.embed([request.query])[0]
-    ranked = retriever.rank(request, vector, snapshot, pipeline=retriever.pipeline)
-    assert {c.node.build_id for c in ranked} <= {old_build}
+    ranked = retriever.rank(request, vector, snapshot, pipeline=retriever.pipeline).candidates
+    assert ranked and {c.node.build_id for c in ranked} <= {old_build}
 
 
 def test_deleted_document_disappears(retriever: Retriever, index: Index) -> None:

@@ -2,12 +2,16 @@
 
 The coverage test ingests ``tests/data/topics8.jsonl`` (8 topics, one of 42 %, two of 2.5 %)
 with the real embedding model and compares every method with a TextRank baseline in one run;
-the table is printed and written to ``benchmarks/results/select_coverage.json``.
+the table is printed and written to the file named in ``BENCH_SELECT_COVERAGE_FILE`` (set by
+``benchmarks/bench_select_coverage.py``, so ``make bench`` produces
+``benchmarks/results/select_coverage.json``), else to the test's temporary folder: a test run
+leaves the repository as it found it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 from collections.abc import Iterator
@@ -34,6 +38,7 @@ from indexer.errors import (
 )
 from indexer.index import Index
 from indexer.settings import Settings
+from indexer.validation import validated
 from retriever.selection import SelectionRequest, select
 from retriever.selection.balanced import merge_by_similarity
 from retriever.selection.k_choice import elbow_k
@@ -44,7 +49,8 @@ from retriever.selection.vectors import CACHE_DIR, load_passages, passage_detail
 
 ROOT = Path(__file__).resolve().parent.parent
 TOPICS = ROOT / "tests" / "data" / "topics8.jsonl"
-RESULTS = ROOT / "benchmarks" / "results" / "select_coverage.json"
+# Not OVERSTORY_*: that prefix names settings, and conftest clears it.
+COVERAGE_ENV = "BENCH_SELECT_COVERAGE_FILE"
 METHODS = ("centroid", "rank", "balanced")
 SEEDS = range(10)
 
@@ -106,15 +112,24 @@ def redundancy(vectors: np.ndarray) -> float:
     return float(np.mean(pairs)) if pairs else 0.0
 
 
-def save_report(key: str, report: dict[str, Any]) -> None:
-    """Merge one table into ``benchmarks/results/select_coverage.json``."""
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    current = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+def save_report(path: Path, key: str, report: dict[str, Any]) -> None:
+    """Merge one table into the coverage results file ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    current = json.loads(path.read_text()) if path.exists() else {}
     current[key] = report
-    RESULTS.write_text(json.dumps(current, indent=2) + "\n")
+    path.write_text(json.dumps(current, indent=2) + "\n")
 
 
 # fixtures ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def coverage_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the coverage tables go: ``$BENCH_SELECT_COVERAGE_FILE``, else a temporary folder."""
+    wanted = os.environ.get(COVERAGE_ENV)
+    if wanted:
+        return Path(wanted)
+    return tmp_path_factory.mktemp("results") / "select_coverage.json"
+
+
 @pytest.fixture(scope="module")
 def topics_index(tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbedder) -> Index:
     """The labelled notes ingested with the real embedding model (stored vectors are MiniLM's)."""
@@ -153,7 +168,9 @@ def representatives(result: Any) -> list[Any]:
 
 
 # 1. coverage and 2. redundancy with the real model ------------------------------------------------
-def test_coverage_and_redundancy_per_method_against_textrank(topics_index: Index) -> None:
+def test_coverage_and_redundancy_per_method_against_textrank(
+    topics_index: Index, coverage_file: Path
+) -> None:
     rows = topic_rows()
     topics = sorted({r["topic"] for r in rows})
     counts = {t: sum(r["topic"] == t for r in rows) for t in topics}
@@ -189,7 +206,7 @@ def test_coverage_and_redundancy_per_method_against_textrank(topics_index: Index
         per_seed = []
         for seed in SEEDS:
             other = representatives(
-                select(topics_index, SelectionRequest(k=k, method=method, seed=seed))
+                select(topics_index, SelectionRequest(k=k, method=method), seed=seed)
             )
             per_seed.append(score([r.node_id for r in other], [r.text for r in other])["coverage"])
         entry["coverage_over_seeds"] = {
@@ -204,7 +221,7 @@ def test_coverage_and_redundancy_per_method_against_textrank(topics_index: Index
     details = passage_details(topics_index, ids)
     report["methods"]["textrank_top_k"] = score(ids, [details[i]["text"] for i in ids])
 
-    save_report("topics8", report)
+    save_report(coverage_file, "topics8", report)
     print("\nmethod           coverage  (mean/min over 10 seeds)  redundancy  missed")
     for name, e in report["methods"].items():
         seeds = e.get("coverage_over_seeds")
@@ -221,7 +238,9 @@ def test_coverage_and_redundancy_per_method_against_textrank(topics_index: Index
     assert methods["balanced"]["redundancy"] < methods["textrank_top_k"]["redundancy"]
 
 
-def test_document_coverage_on_the_fixture_manuals(fixtures_index: Index) -> None:
+def test_document_coverage_on_the_fixture_manuals(
+    fixtures_index: Index, coverage_file: Path
+) -> None:
     """Real manuals, where each document is a topic: which documents get a representative.
 
     Reported, not asserted beyond provenance: there is no topic label inside a manual, and a
@@ -235,7 +254,8 @@ def test_document_coverage_on_the_fixture_manuals(fixtures_index: Index) -> None
     for k in (len(documents), 10):
         row: dict[str, Any] = {}
         for method in METHODS:
-            result = select(fixtures_index, SelectionRequest(k=k, method=method))
+            request = SelectionRequest(k=k, method=method)
+            result = select(fixtures_index, request)
             reps = representatives(result)
             for rep in reps:
                 node = fixtures_index.catalog.node(rep.node_id)
@@ -244,9 +264,9 @@ def test_document_coverage_on_the_fixture_manuals(fixtures_index: Index) -> None
                 assert text[rep.char_start : rep.char_end] == rep.text
             vecs = passages.vectors[[position[r.node_id] for r in reps]]
             seeds = [
-                len({r.doc_id for r in representatives(select(fixtures_index, request))})
+                len({r.doc_id for r in representatives(select(fixtures_index, request, seed=s))})
                 / len(documents)
-                for request in (SelectionRequest(k=k, method=method, seed=s) for s in SEEDS)
+                for s in SEEDS
             ]
             row[method] = {
                 "document_coverage": round(len({r.doc_id for r in reps}) / len(documents), 4),
@@ -274,7 +294,7 @@ def test_document_coverage_on_the_fixture_manuals(fixtures_index: Index) -> None
                 f"K={k:<3} {name:16} documents {e['document_coverage']:.2f}{seeds_text}  "
                 f"largest share {e['largest_share']}  redundancy {e['redundancy']:.3f}"
             )
-    save_report("fixture_manuals", report)
+    save_report(coverage_file, "fixture_manuals", report)
 
 
 def test_balanced_small_topics_keep_their_own_cluster(topics_index: Index) -> None:
@@ -337,7 +357,7 @@ def test_two_runs_are_identical(hashed: Index, method: str) -> None:
     first = select(hashed, request).to_dict()
     again = select(Index(hashed.settings), request).to_dict()
     assert first == again
-    other_seed = select(hashed, SelectionRequest(k=7, method=method, per_cluster=2, seed=1))
+    other_seed = select(hashed, SelectionRequest(k=7, method=method, per_cluster=2), seed=1)
     assert other_seed.seed == 1
 
 
@@ -415,16 +435,22 @@ def test_scope_under_a_chapter(hashed: Index) -> None:
 
 
 def test_invalid_requests(hashed: Index, fresh: tuple[Index, Path]) -> None:
-    with pytest.raises(InvalidRequestError):
-        select(hashed, SelectionRequest(k=0))
+    # What the request model refuses (the CLI and HTTP validate through it).
+    limited = SelectionRequest.with_limits(max_k=hashed.settings.max_k)
+    for bad in (
+        {"k": 0},
+        {"k": hashed.settings.max_k + 1},
+        {"k": 3, "per_cluster": 0},
+        {"k": 3, "per_cluster": 51},
+        {"budget_tokens": 0},
+        {"k": 3, "method": "kmedoids"},
+        {"k": 3, "documents": []},
+        {"k": 3, "seed": 1},
+    ):
+        with pytest.raises(InvalidRequestError):
+            validated(limited, bad)
     with pytest.raises(InvalidRequestError):
         select(hashed, SelectionRequest(k=41, documents=("notes-1.md",)))
-    with pytest.raises(InvalidRequestError):
-        select(hashed, SelectionRequest(k=3, per_cluster=0))
-    with pytest.raises(InvalidRequestError):
-        select(hashed, SelectionRequest(budget_tokens=0))
-    with pytest.raises(InvalidRequestError):
-        select(hashed, SelectionRequest(k=3, method="kmedoids"))
     with pytest.raises(NotFoundError):
         select(hashed, SelectionRequest(k=3, documents=("missing.md",)))
     with pytest.raises(NotFoundError):
@@ -704,6 +730,35 @@ def test_http_select_errors(
 def test_http_select_rejects_k_below_one(client: TestClient) -> None:
     res = client.post("/v1/select", json={"k": 0})
     assert res.status_code == 422
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"k": 3, "per_cluster": 51},
+        {"k": 3, "documents": []},
+        {"k": 3, "method": "kmedoids"},
+        {"budget_tokens": 0},
+        {"k": "3"},
+        {"k": 3, "seed": 1},
+    ],
+)
+def test_http_select_refuses_what_the_model_refuses(client: TestClient, body: Any) -> None:
+    assert client.post("/v1/select", json=body).status_code == 422
+
+
+def test_cli_select_refuses_what_the_model_refuses(hashed: Index) -> None:
+    from api.cli import main
+
+    store = str(hashed.settings.store)
+    for args, needle in (
+        (["-k", "0"], "between 1 and"),
+        (["-k", "3", "--per-cluster", "51"], "per_cluster"),
+        (["--budget-tokens", "0"], "budget_tokens"),
+    ):
+        out = CliRunner().invoke(main, ["select", *args, "--store", store])
+        assert out.exit_code == 1, out.output
+        assert needle in out.output and "Traceback" not in out.output
 
 
 def test_the_service_serves_select_to_readers(hashed: Index) -> None:

@@ -12,10 +12,11 @@ from typing import Any, TypeVar
 import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
-from api.service.audit import QUEUE_STATUSES, audit_log, queue, review
+from api.service.audit import QUEUE_STATUSES, ReviewCreate, audit_log, queue, record_review
 from indexer.errors import InvalidRequestError
 from indexer.index import Index
 from indexer.store.catalog import Catalog
+from indexer.validation import validated
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -126,13 +127,11 @@ def review_command(
         raise InvalidRequestError("give exactly one of --approve, --correct TEXT or --reject")
     if text == "-":
         text = sys.stdin.read()
-    result = review(
-        _catalog(store),
-        node_id,
-        status=verdict or "corrected",
-        corrected_text=text,
-        note=note,
-        reviewer=reviewer or getpass.getuser(),
+    request = validated(
+        ReviewCreate, {"status": verdict or "corrected", "text": text, "note": note}
+    )
+    result = record_review(
+        _catalog(store), node_id, request, reviewer=reviewer or getpass.getuser()
     )
     if as_json:
         emit_json(result)

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from indexer.errors import InvalidRequestError
 from retriever import open_retriever
 
 
@@ -26,6 +27,13 @@ from retriever import open_retriever
     help="Return only this kind of result (repeatable).",
 )
 @click.option("--expand", is_flag=True, help="Give each summary its 3 best supporting passages.")
+@click.option(
+    "--intent",
+    default="auto",
+    show_default=True,
+    metavar="auto|passage|section|document",
+    help="How the query is read: auto (estimated), or forced.",
+)
 @store_option
 @json_option
 @handle_errors
@@ -35,6 +43,7 @@ def query(
     documents: tuple[str, ...],
     kinds: tuple[str, ...],
     expand: bool,
+    intent: str,
     store: Path | None,
     as_json: bool,
 ) -> None:
@@ -46,6 +55,7 @@ def query(
         documents=list(documents) or None,
         kinds=list(kinds) or None,
         expand=expand,
+        intent=intent,
     )
     result = retriever.query(request)
     if as_json:
@@ -77,18 +87,24 @@ def _print_result(item: dict[str, Any], *, indent: str) -> None:
 
 @click.command(name="eval")
 @click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--split", default=None, help="Only the questions of this split (e.g. heldout, tune)."
+)
 @store_option
 @json_option
 @handle_errors
-def evaluate(questions: Path, store: Path | None, as_json: bool) -> None:
-    """Score the retriever and a flat baseline (passages only, dense only) on QUESTIONS.jsonl.
+def evaluate(questions: Path, split: str | None, store: Path | None, as_json: bool) -> None:
+    """Score Overstory, Overstory with passages only, and a flat baseline (passages only, dense
+    only) on QUESTIONS.jsonl, per question kind and intent, and how well the intent was read.
 
-    Each line: {"id", "question", "kind": "specific"|"global",
-    "gold": {"source", "heading_path", "evidence"}}.
+    Each line: {"id", "question", "kind": "specific"|"global", "intent"?, "documents"?,
+    "split"?, "gold": {"source", "heading_path", "evidence"}}.
     """
     from retriever.evaluation import Evaluation, load_questions
 
-    items = load_questions(questions)
+    items = [q for q in load_questions(questions) if split is None or q.split == split]
+    if not items:
+        raise InvalidRequestError(f"{questions}: no questions of split {split!r}")
     evaluation = Evaluation(open_retriever(settings_from(store)))
     result = evaluation.run(items)
     for qid in evaluation.unresolved:
@@ -96,11 +112,12 @@ def evaluate(questions: Path, store: Path | None, as_json: bool) -> None:
     if as_json:
         emit_json(result)
         return
-    header = ("system", "kind", "n", "hit@1", "hit@5", "mrr@10", "cov@5")
-    click.echo("{:10} {:9} {:>4} {:>6} {:>6} {:>7} {:>6}".format(*header))
-    for system, kinds in result.items():
-        for kind, m in kinds.items():
+    header = ("system", "group", "n", "hit@1", "hit@3", "hit@5", "mrr@10", "cov@5")
+    click.echo("{:10} {:9} {:>4} {:>6} {:>6} {:>6} {:>7} {:>6}".format(*header))
+    for system in ("overstory", "passages", "flat"):
+        for group, m in result[system].items():
             click.echo(
-                f"{system:10} {kind:9} {m['n']:>4} {m['hit@1']:>6.3f} {m['hit@5']:>6.3f}"
-                f" {m['mrr@10']:>7.3f} {m['coverage@5']:>6.3f}"
+                f"{system:10} {group:9} {m['n']:>4} {m['hit@1']:>6.3f} {m['hit@3']:>6.3f}"
+                f" {m['hit@5']:>6.3f} {m['mrr@10']:>7.3f} {m['coverage@5']:>6.3f}"
             )
+    click.echo(f"intent read right: {result['intent']['accuracy']:.3f}")

@@ -9,6 +9,7 @@ import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
 from indexer.index import Index
+from indexer.validation import validated
 from retriever.selection import SelectionRequest, select
 
 
@@ -59,16 +60,20 @@ def select_command(
     source, heading path, character span and pages. K is -k, else --budget-tokens ÷ mean passage
     tokens, else the elbow of the k-means inertia curve; the output says which rule chose it.
     """
-    documents = tuple(d.strip() for group in docs for d in group.split(",") if d.strip())
-    request = SelectionRequest(
-        k=k,
-        documents=documents or None,
-        under=under,
-        per_cluster=per_cluster,
-        method=method,
-        budget_tokens=budget_tokens,
+    documents = [d.strip() for group in docs for d in group.split(",") if d.strip()]
+    settings = settings_from(store)
+    request = validated(
+        SelectionRequest.with_limits(max_k=settings.max_k),
+        {
+            "k": k,
+            "documents": documents or None,
+            "under": under,
+            "per_cluster": per_cluster,
+            "method": method,
+            "budget_tokens": budget_tokens,
+        },
     )
-    result = select(Index(settings_from(store)), request).to_dict()
+    result = select(Index(settings), request).to_dict()
     if as_json:
         emit_json(result)
         return

@@ -11,13 +11,18 @@ from starlette.concurrency import run_in_threadpool
 from api.deps import AuditorDep, IndexDep
 from api.models import errors
 from api.routes.nodes import CoversPublic, SummarizerPublic
-from api.service.audit import MAX_CORRECTION_CHARS, MAX_NOTE_CHARS, MAX_QUEUE_PAGE, audit_log, queue
-from api.service.audit import review as record_review
+from api.service.audit import (
+    MAX_QUEUE_PAGE,
+    ReviewCreate,
+    ReviewStatus,
+    audit_log,
+    queue,
+    record_review,
+)
 
 router = APIRouter(prefix="/v1", tags=["audit"])
 
 QueueStatus = Literal["pending", "approved", "corrected", "rejected", "all"]
-ReviewStatus = Literal["approved", "corrected", "rejected"]
 
 
 class FlagPublic(BaseModel):
@@ -115,16 +120,6 @@ class QueuePublic(BaseModel):
     counts: dict[str, int] = Field(description="Nodes by status (and stale) before filtering.")
 
 
-class ReviewCreate(BaseModel):
-    """A verdict on a summary. ``text`` is the correction, for status ``corrected`` only."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    status: ReviewStatus
-    text: str | None = Field(None, max_length=MAX_CORRECTION_CHARS)
-    note: str | None = Field(None, max_length=MAX_NOTE_CHARS)
-
-
 class ReviewedNodePublic(BaseModel):
     """The node as served after the review."""
 
@@ -207,12 +202,7 @@ async def post_review(
     """Record a review; a correction becomes the node's served summary and is linted."""
     result = await run_in_threadpool(
         lambda: record_review(
-            index.catalog,
-            node_id,
-            status=body.status,
-            corrected_text=body.text,
-            note=body.note,
-            reviewer=principal.name or principal.key_id,
+            index.catalog, node_id, body, reviewer=principal.name or principal.key_id
         )
     )
     return ReviewResultPublic.model_validate(result)

@@ -7,8 +7,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
+from api.deps import json_body, json_body_schema
 from api.models import errors
 from indexer.errors import ConfigError
+from retriever.request import QueryRequest
 from retriever.retriever import Retriever
 
 router = APIRouter(prefix="/v1", tags=["query"])
@@ -25,20 +27,12 @@ def get_retriever(request: Request) -> Retriever:
 RetrieverDep = Annotated[Retriever, Depends(get_retriever)]
 
 
-class QueryRequestBody(BaseModel):
-    """A question; only ``query`` is required. Limits: settings ``max_query_chars``, ``max_k``."""
+async def query_request(request: Request, retriever: RetrieverDep) -> QueryRequest:
+    """The body, validated by the retriever's request model (the store's query limits)."""
+    return await json_body(request, retriever.request_model)
 
-    query: str = Field(description="The question or search text.")
-    k: int = Field(5, description="Number of results (1 to the setting `max_k`).")
-    documents: list[str] | None = Field(
-        None, description="Search only these doc_ids (default: every document)."
-    )
-    kinds: list[Literal["passage", "summary"]] | None = Field(
-        None, description="Return only these kinds (default: both)."
-    )
-    expand: bool = Field(
-        False, description="Give every summary hit its 3 best supporting passages (`support`)."
-    )
+
+QueryBody = Annotated[QueryRequest, Depends(query_request)]
 
 
 class CoversPublic(BaseModel):
@@ -75,10 +69,27 @@ class QueryResultPublic(BaseModel):
     )
 
 
+class IntentPublic(BaseModel):
+    """How the query was read: what it asks for, with the probability of each reading."""
+
+    label: Literal["passage", "section", "document"] = Field(
+        description="`passage`: a specific fact; `section`: a chapter or section as a whole; "
+        "`document`: the whole document."
+    )
+    score: float = Field(description="Probability of `label`.")
+    scores: dict[str, float] = Field(description="Probability of each reading (sum 1).")
+    source: Literal["estimated", "request"] = Field(
+        description="`estimated` by the intent model, or forced by the request's `intent`."
+    )
+
+
 class QueryResponse(BaseModel):
     """Results best first, from the latest complete revision of each document."""
 
     query: str
+    intent: IntentPublic | None = Field(
+        None, description="How the query was read; it weighs passages and summaries by level."
+    )
     results: list[QueryResultPublic]
 
 
@@ -88,16 +99,10 @@ class QueryResponse(BaseModel):
     response_model_exclude_unset=True,
     summary="Search passages and summaries",
     responses=errors(404, 422),
+    openapi_extra=json_body_schema(QueryRequest),
 )
-def post_query(body: QueryRequestBody, retriever: RetrieverDep) -> dict[str, Any]:
+def post_query(body: QueryBody, retriever: RetrieverDep) -> dict[str, Any]:
     """Dense and BM25 candidates over passages and summaries, fused and reranked. Every result
     is labelled (`quote` or `summary of …`) and carries its document, revision, heading path,
-    character span and pages."""
-    request = retriever.request(
-        body.query,
-        k=body.k,
-        documents=body.documents,
-        kinds=body.kinds,
-        expand=body.expand,
-    )
-    return retriever.query(request)
+    character span and pages. Limits: settings `max_query_chars` and `max_k`."""
+    return retriever.query(body)

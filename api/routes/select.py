@@ -2,45 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
-from api.deps import IndexDep
+from api.deps import IndexDep, json_body, json_body_schema
 from api.models import errors
 from retriever.selection import SelectionRequest, select
 
 router = APIRouter(prefix="/v1", tags=["select"])
 
 
-class SelectRequest(BaseModel):
-    """What to select; every field is optional (K then comes from the budget or the elbow)."""
+async def selection_request(request: Request, index: IndexDep) -> SelectionRequest:
+    """The body, validated by the selection request model of the store's ``max_k``."""
+    return await json_body(request, SelectionRequest.with_limits(max_k=index.settings.max_k))
 
-    k: int | None = Field(
-        None,
-        ge=1,
-        description="Clusters (outputs) wanted. Absent: from `budget_tokens`, else the elbow.",
-    )
-    documents: list[str] | None = Field(
-        None, description="Only these doc_ids (default: every served document)."
-    )
-    under: str | None = Field(None, description="Only the passages below this node_id.")
-    per_cluster: int = Field(
-        1, ge=1, le=50, description="Representatives per cluster, diverse (MMR)."
-    )
-    method: Literal["centroid", "rank", "balanced"] | None = Field(
-        None,
-        description="`centroid`: passage nearest each k-means centroid; `rank`: TextRank inside "
-        "each cluster; `balanced`: over-cluster then merge, so small topics keep a cluster. "
-        "Default: setting `select_method`.",
-    )
-    budget_tokens: int | None = Field(
-        None,
-        ge=1,
-        description="Context budget in model tokens; K = budget ÷ (mean passage tokens × "
-        "per_cluster). Ignored when `k` is given.",
-    )
+
+SelectionBody = Annotated[SelectionRequest, Depends(selection_request)]
 
 
 class SelectedPassage(BaseModel):
@@ -99,16 +78,10 @@ class SelectResponse(BaseModel):
     response_model=SelectResponse,
     summary="Select K representative passages without a query",
     responses=errors(404, 409, 422),
+    openapi_extra=json_body_schema(SelectionRequest),
 )
-def post_select(body: SelectRequest, index: IndexDep) -> dict[str, Any]:
+def post_select(body: SelectionBody, index: IndexDep) -> dict[str, Any]:
     """Cluster the stored passage vectors (no re-embedding) and return each cluster's size,
-    label and representative passages with provenance. Deterministic for a given store."""
-    request = SelectionRequest(
-        k=body.k,
-        documents=tuple(body.documents) if body.documents is not None else None,
-        under=body.under,
-        per_cluster=body.per_cluster,
-        method=body.method,
-        budget_tokens=body.budget_tokens,
-    )
-    return select(index, request).to_dict()
+    label and representative passages with provenance. Deterministic for a given store.
+    Every field is optional (K then comes from the budget or the elbow)."""
+    return select(index, body).to_dict()

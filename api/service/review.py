@@ -1,24 +1,78 @@
 """Recording an expert's review of a served summary: approve, correct or reject.
 
 A correction is linted against the node's sources like any summary; every review is appended to
-the audit log in the same transaction.
+the audit log in the same transaction. :class:`ReviewCreate` is the one request model of the HTTP
+route and the CLI; what needs the stored node (a passage, a revision no longer served, approving
+a correction) is checked here.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from api.service.audit_nodes import load_nodes
 from api.service.lint_cache import lint_text, machine_flags
 from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
-from indexer.reviews import REVIEW_STATUSES, ReviewState, review_from_row
+from indexer.reviews import ReviewState, review_from_row
 from indexer.store.catalog import Catalog
 from indexer.store.reviews import NewReview
+from indexer.validation import validated
 
 MAX_CORRECTION_CHARS = 20_000
 MAX_NOTE_CHARS = 2_000
+
+ReviewStatus = Literal["approved", "corrected", "rejected"]  # indexer.reviews.REVIEW_STATUSES
+
+
+class ReviewCreate(BaseModel):
+    """A verdict on a summary: the request of ``POST /v1/nodes/{id}/review`` and ``audit review``.
+
+    ``text`` is the correction, for status ``corrected`` only; both texts are stripped.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: ReviewStatus
+    text: str | None = Field(
+        None,
+        max_length=MAX_CORRECTION_CHARS,
+        validate_default=True,
+        description="The corrected summary; required for status `corrected` and only for it.",
+    )
+    note: str | None = Field(
+        None, max_length=MAX_NOTE_CHARS, description="A remark for the log and the next reviewer."
+    )
+
+    @field_validator("text")
+    @classmethod
+    def _check_text(cls, value: str | None, info: ValidationInfo) -> str | None:
+        status = info.data.get("status")
+        if status is None:  # the status is invalid: that error says it
+            return value
+        if status != "corrected":
+            if value is not None and value.strip():
+                raise PydanticCustomError(
+                    "text_unexpected",
+                    "text is only for status 'corrected' (got status {status} with a text)",
+                    {"status": repr(status)},
+                )
+            return None
+        cleaned = (value or "").replace("\r\n", "\n").strip()
+        if not cleaned:
+            raise PydanticCustomError(
+                "text_missing", "a correction needs the corrected summary text"
+            )
+        return cleaned
+
+    @field_validator("note")
+    @classmethod
+    def _check_note(cls, value: str | None) -> str | None:
+        return (value or "").strip() or None
 
 
 def review(
@@ -30,6 +84,19 @@ def review(
     note: str | None = None,
     reviewer: str,
 ) -> dict[str, Any]:
+    """:func:`record_review` from raw values (validated by :class:`ReviewCreate`).
+
+    Raises:
+        InvalidRequestError: A bad status, a missing, unexpected or overlong text, an overlong
+            note; and whatever :func:`record_review` raises.
+    """
+    request = validated(ReviewCreate, {"status": status, "text": corrected_text, "note": note})
+    return record_review(catalog, node_id, request, reviewer=reviewer)
+
+
+def record_review(
+    catalog: Catalog, node_id: str, request: ReviewCreate, *, reviewer: str
+) -> dict[str, Any]:
     """Record an expert's review of a served node's summary.
 
     ``approved`` of a node whose summary is a correction approves the correction (it stays the
@@ -39,9 +106,7 @@ def review(
     Args:
         catalog: The catalog.
         node_id: A node of a document's served build that has a summary.
-        status: ``approved``, ``corrected`` or ``rejected``.
-        corrected_text: The expert's summary; required for ``corrected`` and only for it.
-        note: An optional remark for the log and the next reviewer.
+        request: The verdict, validated: status, the correction's text, a note.
         reviewer: Who reviews (an API key's name, a user name).
 
     Returns:
@@ -49,25 +114,18 @@ def review(
         served (the correction's for ``corrected``) and the node as now served.
 
     Raises:
-        InvalidRequestError: A bad status, a missing or unexpected text, a passage or a node
-            without a summary.
+        InvalidRequestError: No reviewer, a passage or a node without a summary.
         NotFoundError: No such node.
         ConflictError: The node belongs to a revision that is no longer served.
     """
-    if status not in REVIEW_STATUSES:
-        raise InvalidRequestError(
-            f"status must be one of {', '.join(REVIEW_STATUSES)}; got {status!r}",
-            detail={"field": "status"},
-        )
-    text = _checked_text(status, corrected_text)
-    note = _checked_note(note)
     reviewer = reviewer.strip()
     if not reviewer:
         raise InvalidRequestError("a review needs a reviewer", detail={"field": "reviewer"})
     row = _served_node(catalog, node_id)
     nodes = load_nodes(catalog, [row], with_children=True)
     state = nodes.states[row["node_id"]]
-    if status == "approved" and state.correction is not None:
+    text = request.text
+    if request.status == "approved" and state.correction is not None:
         text = state.correction  # approving the served correction keeps it
     if text is not None:
         flags = lint_text(catalog, row, text, nodes)
@@ -80,20 +138,19 @@ def review(
         heading_path=row["heading_path"],
         level=row["level"],
         summary_key=row["summary_key"],
-        status=status,
+        status=request.status,
         corrected_text=text,
-        note=note,
+        note=request.note,
         reviewer=reviewer,
         flags=flags,
     )
     review_id = catalog.reviews.add(new, log_detail=_log_detail(new, state))
-    stored_row = catalog.reviews.get(review_id)
-    assert stored_row is not None  # written just now, in this process
-    stored = review_from_row(stored_row)
+    stored = catalog.reviews.get(review_id)
+    assert stored is not None  # written just now, in this process
     after = load_nodes(catalog, [row], with_children=False)
     doc = catalog.require_document(row["doc_id"])
     return {
-        "review": stored.to_json(),
+        "review": review_from_row(stored).to_json(),
         "flags": flags,
         "node": after.view(row, revision=doc["revision"]),
     }
@@ -115,38 +172,6 @@ def _log_detail(new: NewReview, state: ReviewState) -> dict[str, Any]:
             else None
         ),
     }
-
-
-def _checked_text(status: str, text: str | None) -> str | None:
-    if status != "corrected":
-        if text is not None and text.strip():
-            raise InvalidRequestError(
-                f"text is only for status 'corrected' (got status {status!r} with a text)",
-                detail={"field": "text"},
-            )
-        return None
-    cleaned = (text or "").replace("\r\n", "\n").strip()
-    if not cleaned:
-        raise InvalidRequestError(
-            "a correction needs the corrected summary text", detail={"field": "text"}
-        )
-    if len(cleaned) > MAX_CORRECTION_CHARS:
-        raise InvalidRequestError(
-            f"a correction may be at most {MAX_CORRECTION_CHARS:,} characters; "
-            f"got {len(cleaned):,}",
-            detail={"field": "text", "limit": MAX_CORRECTION_CHARS},
-        )
-    return cleaned
-
-
-def _checked_note(note: str | None) -> str | None:
-    cleaned = (note or "").strip()
-    if len(cleaned) > MAX_NOTE_CHARS:
-        raise InvalidRequestError(
-            f"a note may be at most {MAX_NOTE_CHARS:,} characters; got {len(cleaned):,}",
-            detail={"field": "note", "limit": MAX_NOTE_CHARS},
-        )
-    return cleaned or None
 
 
 def _served_node(catalog: Catalog, node_id: str) -> sqlite3.Row:

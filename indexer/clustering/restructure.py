@@ -6,13 +6,13 @@ the passages are split into about ``branching`` clusters, and any cluster still 
 the threshold is split again. Passages keep their order inside a cluster; clusters are ordered by
 their first passage and take the place of the passages among the node's children.
 
-Stability across revisions: when the served build of the document clustered the same node and
-few of its passages changed (``reuse_max_change``), its clusters are kept: removed passages leave
-them, a passage edited in place takes its predecessor's cluster, a moved one returns to its old
-cluster, and a new one joins the nearest cluster (descending the cluster tree by centroid). So an
-edit changes only the clusters on the edited passage's path; their titles are recomputed, every
-other cluster keeps its title, hash and summary. Otherwise the node is re-clustered from scratch.
-Either way a cluster covering exactly the passages of a previous one keeps that one's title.
+Stability across revisions (``indexer/clustering/reuse.py``): when the served build of the
+document clustered the same node and few of its passages changed (``reuse_max_change``), its
+clusters are kept and this revision's passages placed in them, so an edit changes only the
+clusters on the edited passage's path; their titles are recomputed, every other cluster keeps its
+title, hash and summary. Otherwise the node is re-clustered from scratch. Either way a cluster
+covering exactly the passages of a previous one keeps that one's title. The clusters being built
+and their tree nodes are in ``indexer/clustering/groups.py``.
 
 Deterministic: fixed seeds, identical passages clustered once (by hash), single-threaded numeric
 libraries (OpenMP reductions in k-means otherwise depend on thread timing).
@@ -20,20 +20,26 @@ libraries (OpenMP reductions in k-means otherwise depend on thread timing).
 
 from __future__ import annotations
 
-import json
 import logging
-from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from difflib import SequenceMatcher
+from collections import Counter
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from indexer.clustering.base import Clusterer, branching_bounds, prepare, silhouette
+from indexer.clustering.base import Clusterer, branching_bounds, silhouette
 from indexer.clustering.contiguous import contiguous_labels
-from indexer.clustering.labels import cluster_titles, term_counts
-from indexer.tree import CLUSTER, PASSAGE, TreeNode, assign_ordinals
+from indexer.clustering.groups import Group, Work, cluster_node, make_work
+from indexer.clustering.labels import cluster_titles
+from indexer.clustering.reuse import (
+    NodeKey,
+    PreviousCluster,
+    carried_titles,
+    keyed_nodes,
+    previous_clusters,
+    reuse_groups,
+)
+from indexer.tree import TreeNode, assign_ordinals
 
 if TYPE_CHECKING:
     from indexer.store.catalog import Catalog
@@ -48,65 +54,6 @@ _MAX_SHARE = 0.9
 # vectors: 0.000-0.003 measured), and k-means then peels off one passage at a time, making deep
 # chains of tiny clusters; real topical structure measured 0.02-0.18 (benchmarks/bench_cluster.py).
 _MIN_SILHOUETTE = 0.01
-
-# (level, heading path, occurrence): how a heading node is recognised in the previous build.
-NodeKey = tuple[str, tuple[str, ...], int]
-
-
-@dataclass
-class PreviousCluster:
-    """A cluster node of the served build, read back from the catalog."""
-
-    title: str
-    hashes: list[str] = field(default_factory=list)
-    children: list[PreviousCluster] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)  # char_start of each of ``hashes``
-
-    def all_hashes(self) -> list[str]:
-        """Hashes of every passage below, in tree order."""
-        out = list(self.hashes)
-        for c in self.children:
-            out.extend(c.all_hashes())
-        return out
-
-    def walk(self) -> Iterator[PreviousCluster]:
-        """This cluster and its sub-clusters, pre-order."""
-        yield self
-        for c in self.children:
-            yield from c.walk()
-
-
-@dataclass
-class _Group:
-    """A cluster being built: passage positions (a leaf) or sub-clusters."""
-
-    members: list[int] = field(default_factory=list)
-    children: list[_Group] = field(default_factory=list)
-    title: str | None = None
-
-    def positions(self) -> list[int]:
-        if not self.children:
-            return list(self.members)
-        return [i for c in self.children for i in c.positions()]
-
-    def first(self) -> int:
-        return self.members[0] if not self.children else self.children[0].first()
-
-
-@dataclass
-class _Work:
-    """One node's passages and their (deduplicated, normalized) vectors."""
-
-    passages: list[TreeNode]
-    row_of: list[int]  # passage position -> row of ``x`` (identical passages share a row)
-    x: np.ndarray
-    counts: dict[int, Counter[str]] = field(default_factory=dict)
-
-    def terms(self, position: int) -> Counter[str]:
-        row = self.row_of[position]
-        if row not in self.counts:
-            self.counts[row] = term_counts(self.passages[position].text or "")
-        return self.counts[row]
 
 
 class ClusterRestructure:
@@ -172,8 +119,8 @@ class ClusterRestructure:
         prev: list[PreviousCluster] | None,
     ) -> None:
         passages = [c for c in node.children if c.is_passage]
-        work = _work(passages, vectors)
-        groups = self._reuse(prev, work) if prev else None
+        work = make_work(passages, vectors)
+        groups = reuse_groups(prev, work, max_change=self.reuse_max_change) if prev else None
         self.last.append(
             {
                 "heading_path": list(node.heading_path),
@@ -185,7 +132,7 @@ class ClusterRestructure:
             groups = self._split(list(range(len(passages))), work)
         groups = self._tidy(groups, work)
         self._title(groups, work, prev or [])
-        clusters = [_cluster_node(g, node, passages) for g in groups]
+        clusters = [cluster_node(g, node, passages) for g in groups]
         children: list[TreeNode] = []
         for child in node.children:
             if not child.is_passage:
@@ -195,17 +142,17 @@ class ClusterRestructure:
                 clusters = []
         node.children = children
 
-    def _split(self, positions: list[int], work: _Work) -> list[_Group]:
+    def _split(self, positions: list[int], work: Work) -> list[Group]:
         """Groups for ``positions`` (ascending), recursively until each holds few enough."""
         out = []
         for part in self._partition(positions, work):
             if len(part) > self.threshold:
-                out.append(_Group(children=self._split(part, work)))
+                out.append(Group(children=self._split(part, work)))
             else:
-                out.append(_Group(members=part))
+                out.append(Group(members=part))
         return out
 
-    def _partition(self, positions: list[int], work: _Work) -> list[list[int]]:
+    def _partition(self, positions: list[int], work: Work) -> list[list[int]]:
         """At least two non-empty parts of ``positions``, each ascending, ordered by first."""
         rows: dict[int, int] = {}
         for i in positions:
@@ -243,106 +190,15 @@ class ClusterRestructure:
             out = list(by_run.values())
         return out
 
-    # stability ----------------------------------------------------------------------------
-    def _reuse(self, prev: list[PreviousCluster], work: _Work) -> list[_Group] | None:
-        """The previous clusters with this revision's passages, or None when too much changed.
-
-        The old and new passage sequences are aligned (difflib): an unchanged passage stays in
-        its cluster, a passage edited in place takes its predecessor's, a moved one goes back to
-        its old cluster, and only a truly new passage joins the nearest cluster by centroid.
-        """
-        old: list[tuple[int, str, _Group]] = []
-
-        def rebuild(pc: PreviousCluster) -> _Group:
-            if pc.children:
-                return _Group(children=[rebuild(c) for c in pc.children])
-            g = _Group()
-            starts = pc.starts or [0] * len(pc.hashes)
-            old.extend((start, h, g) for start, h in zip(starts, pc.hashes, strict=True))
-            return g
-
-        groups = [rebuild(pc) for pc in prev]
-        old.sort(key=lambda t: t[0])
-        old_hashes = [h for _, h, _ in old]
-        new_hashes = [p.hash for p in work.passages]
-        matcher = SequenceMatcher(None, old_hashes, new_hashes, autojunk=False)
-        successors: list[tuple[int, _Group]] = []
-        deleted: dict[str, list[_Group]] = defaultdict(list)
-        inserted: list[int] = []
-        changed = 0
-        for op, i1, i2, j1, j2 in matcher.get_opcodes():
-            if op == "equal":
-                for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
-                    old[i][2].members.append(j)
-                continue
-            changed += (i2 - i1) + (j2 - j1)
-            paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
-            successors.extend((j1 + t, old[i1 + t][2]) for t in range(paired))
-            for i in range(i1 + paired, i2):
-                deleted[old[i][1]].append(old[i][2])
-            inserted.extend(range(j1 + paired, j2))
-        if changed > self.reuse_max_change * max(len(new_hashes), len(old_hashes)):
-            return None
-        newcomers = []
-        for j in inserted:
-            moved_from = deleted.get(new_hashes[j])
-            if moved_from:
-                successors.append((j, moved_from.pop(0)))
-            else:
-                newcomers.append(j)
-        # Centroids come from the unchanged passages only (placed above), before any newcomer.
-        self._insert(groups, newcomers, work)
-        for j, g in successors:
-            g.members.append(j)
-        return groups
-
-    @staticmethod
-    def _insert(groups: list[_Group], added: list[int], work: _Work) -> None:
-        """Put each new passage in the leaf reached by following the nearest centroids.
-
-        Centroids are taken from the kept passages only, before any insertion, so the result
-        does not depend on the order of the new passages.
-        """
-        centre: dict[int, np.ndarray | None] = {}
-
-        def measure(g: _Group) -> np.ndarray:
-            if g.children:
-                total = sum((measure(c) for c in g.children), np.zeros(work.x.shape[1]))
-            else:
-                rows = [work.row_of[i] for i in g.members]
-                total = work.x[rows].sum(axis=0) if rows else np.zeros(work.x.shape[1])
-            norm = float(np.linalg.norm(total))
-            centre[id(g)] = total / norm if norm > 0 else None
-            return total
-
-        if not added:
-            return
-        for g in groups:
-            measure(g)
-        for i in added:
-            v = work.x[work.row_of[i]]
-            level = groups
-            while True:
-                best, best_score = level[0], -np.inf
-                for g in level:
-                    c = centre[id(g)]
-                    score = float(c @ v) if c is not None else -np.inf
-                    if score > best_score:
-                        best, best_score = g, score
-                if not best.children:
-                    best.members.append(i)
-                    break
-                level = best.children
-
-    def _tidy(self, groups: list[_Group], work: _Work) -> list[_Group]:
+    def _tidy(self, groups: list[Group], work: Work) -> list[Group]:
         """Drop empty clusters, collapse single-child ones, split oversized leaves, sort."""
 
-        def fix(g: _Group) -> list[_Group]:
+        def fix(g: Group) -> list[Group]:
             if g.children:
                 kids = [k for c in g.children for k in fix(c)]
                 if len(kids) <= 1:
                     return kids
-                g.children = sorted(kids, key=_Group.first)
+                g.children = sorted(kids, key=Group.first)
                 return [g]
             g.members.sort()
             if not g.members:
@@ -355,16 +211,13 @@ class ClusterRestructure:
         out = [k for g in groups for k in fix(g)]
         while len(out) == 1 and out[0].children:
             out = out[0].children
-        return sorted(out, key=_Group.first)
+        return sorted(out, key=Group.first)
 
-    def _title(self, groups: list[_Group], work: _Work, prev: list[PreviousCluster]) -> None:
+    def _title(self, groups: list[Group], work: Work, prev: list[PreviousCluster]) -> None:
         """Titles: a previous cluster's when the passages are the same, else top c-TF-IDF terms."""
-        carried: dict[tuple[str, ...], str] = {}
-        for top in prev:
-            for pc in top.walk():
-                carried.setdefault(tuple(sorted(pc.all_hashes())), pc.title)
+        carried = carried_titles(prev)
 
-        def label(siblings: list[_Group]) -> None:
+        def label(siblings: list[Group]) -> None:
             for g in siblings:
                 key = tuple(sorted(work.passages[i].hash for i in g.positions()))
                 g.title = carried.get(key)
@@ -386,101 +239,3 @@ class ClusterRestructure:
                     label(g.children)
 
         label(groups)
-
-
-def _work(passages: list[TreeNode], vectors: Mapping[str, np.ndarray]) -> _Work:
-    row_of_hash: dict[str, int] = {}
-    for p in passages:
-        row_of_hash.setdefault(p.hash, len(row_of_hash))
-    dim = next((len(v) for v in vectors.values()), 1)
-    raw = np.zeros((len(row_of_hash), dim), dtype=np.float64)
-    for h, row in row_of_hash.items():
-        v = vectors.get(h)
-        if v is not None:
-            raw[row] = np.asarray(v, dtype=np.float64).reshape(-1)[:dim]
-    return _Work(passages, [row_of_hash[p.hash] for p in passages], prepare(raw))
-
-
-def _cluster_node(g: _Group, parent: TreeNode, passages: list[TreeNode]) -> TreeNode:
-    if g.children:
-        kids = [_cluster_node(c, parent, passages) for c in g.children]
-    else:
-        kids = [passages[i] for i in g.members]
-    below = [passages[i] for i in g.positions()]
-    pages = [p.pages for p in below if p.pages]
-    return TreeNode(
-        level=CLUSTER,
-        title=g.title,
-        heading_path=list(parent.heading_path),
-        char_start=min(p.char_start for p in below),
-        char_end=max(p.char_end for p in below),
-        pages=[min(p[0] for p in pages), max(p[-1] for p in pages)] if pages else None,
-        children=kids,
-    )
-
-
-def keyed_nodes(tree: TreeNode) -> Iterator[tuple[NodeKey, TreeNode]]:
-    """Heading and document nodes, pre-order, with the key that finds them in another build."""
-    seen: Counter[tuple[str, tuple[str, ...]]] = Counter()
-    for node in tree.walk():
-        if node.level in (PASSAGE, CLUSTER):
-            continue
-        base = (node.level, tuple(node.heading_path))
-        yield (*base, seen[base]), node
-        seen[base] += 1
-
-
-def previous_clusters(catalog: Catalog, doc_id: str) -> dict[NodeKey, list[PreviousCluster]]:
-    """The cluster trees of the document's served build, by the key of the node holding them."""
-    build_id = catalog.current_build(doc_id)
-    if build_id is None:
-        return {}
-    rows = catalog.nodes_of_build(build_id)
-    children: dict[str, list[Any]] = defaultdict(list)
-    for r in rows:
-        if r["parent_id"] is not None:
-            children[r["parent_id"]].append(r)
-
-    def convert(r: Any) -> PreviousCluster:
-        below = children[r["node_id"]]
-        return PreviousCluster(
-            title=r["title"] or "",
-            hashes=[c["hash"] for c in below if c["level"] == PASSAGE],
-            children=[convert(c) for c in below if c["level"] == CLUSTER],
-            starts=[c["char_start"] for c in below if c["level"] == PASSAGE],
-        )
-
-    out: dict[NodeKey, list[PreviousCluster]] = {}
-    seen: Counter[tuple[str, tuple[str, ...]]] = Counter()
-    for r in rows:
-        if r["level"] in (PASSAGE, CLUSTER):
-            continue
-        base = (r["level"], tuple(json.loads(r["heading_path"])))
-        key: NodeKey = (*base, seen[base])
-        seen[base] += 1
-        clusters = [convert(c) for c in children[r["node_id"]] if c["level"] == CLUSTER]
-        if clusters:
-            out[key] = clusters
-    return out
-
-
-def clusters_of(tree: TreeNode) -> dict[NodeKey, list[PreviousCluster]]:
-    """The cluster trees of an in-memory (restructured) tree, as :func:`previous_clusters` gives.
-
-    Lets a caller holding the last tree (a benchmark, a test) re-ingest without a catalog.
-    """
-
-    def convert(node: TreeNode) -> PreviousCluster:
-        return PreviousCluster(
-            title=node.title or "",
-            hashes=[c.hash for c in node.children if c.is_passage],
-            children=[convert(c) for c in node.children if c.level == CLUSTER],
-            starts=[c.char_start for c in node.children if c.is_passage],
-        )
-
-    out: dict[NodeKey, list[PreviousCluster]] = {}
-    for key, node in keyed_nodes(tree):
-        clusters = [convert(c) for c in node.children if c.level == CLUSTER]
-        if clusters:
-            out[key] = clusters
-    return out

@@ -296,6 +296,28 @@ class Catalog(Database):
                 rows,
             )
 
+    # benchmarks and checks -----------------------------------------------------------------
+    def build_inputs(self, build_id: int) -> sqlite3.Row:
+        """What a build was made from and with: ``format``, ``summarizer``, ``embedder``, ``text``.
+
+        Raises:
+            NotFoundError: No build has that id.
+        """
+        row = self.db.execute(
+            "SELECT format, summarizer, embedder, text FROM builds WHERE build_id = ?",
+            (build_id,),
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no build {build_id}")
+        return row
+
+    def completed_revisions(self) -> set[tuple[str, str]]:
+        """``(doc_id, revision)`` of every build that completed (served or superseded since)."""
+        rows = self.db.execute(
+            "SELECT doc_id, revision FROM builds WHERE status IN ('complete', 'superseded')"
+        )
+        return {(r["doc_id"], r["revision"]) for r in rows}
+
 
 def _build_info(row: sqlite3.Row) -> BuildInfo:
     return BuildInfo(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,6 +20,7 @@ from retriever.selection.balanced import BalancedMethod
 from retriever.selection.base import (
     METHODS,
     Cluster,
+    Partition,
     Representative,
     SelectionMethod,
     SelectionRequest,
@@ -55,71 +57,58 @@ def make_method(name: str, settings: Settings) -> SelectionMethod:
     )
 
 
-def select(index: Index, request: SelectionRequest) -> SelectionResult:
+def select(index: Index, request: SelectionRequest, *, seed: int | None = None) -> SelectionResult:
     """Cluster the passages in scope and return each cluster with its representatives.
 
     Args:
         index: The store (its settings give the defaults: method, seed, MMR weight).
-        request: K (or how to choose it), scope, method, representatives per cluster.
+        request: K (or how to choose it), scope, method, representatives per cluster, already
+            validated (``SelectionRequest.with_limits`` checks ``k`` against ``max_k``).
+        seed: Random seed; default: setting ``select_seed``.
 
     Returns:
         The clusters, largest first, deterministic for a given store, request and seed.
 
     Raises:
-        InvalidRequestError: K < 1, K above the passages in scope or above ``max_k``, an
-            unknown method, ``per_cluster`` or ``budget_tokens`` < 1, an empty scope.
+        InvalidRequestError: K above the passages in scope, an unknown method, an empty scope.
         NotFoundError: An unknown document, or a node that is unknown or not served.
         ConflictError: The documents in scope were embedded by different models.
         StoreInconsistentError: Vectors missing from the vector store.
     """
     settings = index.settings
     method = make_method(request.method or settings.select_method, settings)
-    _validate(request, settings)
-    seed = settings.select_seed if request.seed is None else request.seed
+    used_seed = settings.select_seed if seed is None else seed
     with threadpool_limits(limits=settings.select_threads, user_api="blas"):
-        passages = load_passages(
-            index,
-            documents=list(request.documents) if request.documents else None,
-            under=request.under,
-            use_cache=settings.select_vector_cache,
-        )
-        n = len(passages)
-        if n == 0:
-            raise InvalidRequestError("there are no passages in the requested scope")
-        if request.k is not None and request.k > n:
-            raise InvalidRequestError(
-                f"k={request.k} is more than the {n} passages in scope",
-                detail={"k": request.k, "n_passages": n},
-            )
+        passages = _passages_in_scope(index, request)
         choice = choose_k(
             requested=request.k,
             budget_tokens=request.budget_tokens,
             per_cluster=request.per_cluster,
             vectors=passages.vectors,
-            mean_tokens=lambda: _mean_tokens(index, passages, seed),
-            seed=seed,
+            mean_tokens=lambda: _mean_tokens(index, passages, used_seed),
+            seed=used_seed,
         )
+        # A K from the budget or the elbow is not checked by the request: cap it here.
         k = min(choice.k, settings.max_k)
         if k != choice.k:
             choice.detail["limited_by_max_k"] = settings.max_k
-        partition = method.partition(passages.vectors, k, seed=seed, strata=passages.doc_codes)
-        clusters = _clusters(
-            index,
+        partition = method.partition(passages.vectors, k, seed=used_seed, strata=passages.doc_codes)
+        picks = _pick(
             passages,
-            partition.labels,
-            partition.centers,
+            partition,
             method,
-            request,
-            seed=seed,
+            per_cluster=request.per_cluster,
+            seed=used_seed,
             lam=settings.select_mmr_lambda,
         )
+        clusters = _clusters(index, passages, picks, partition.centers)
     return SelectionResult(
         k=k,
         k_rule=choice.rule,
         method=method.name,
-        n_passages=n,
+        n_passages=len(passages),
         per_cluster=request.per_cluster,
-        seed=seed,
+        seed=used_seed,
         scope={"documents": passages.documents, "under": request.under},
         k_detail=choice.detail,
         method_detail=partition.detail,
@@ -127,41 +116,47 @@ def select(index: Index, request: SelectionRequest) -> SelectionResult:
     )
 
 
-def _validate(request: SelectionRequest, settings: Settings) -> None:
-    if request.k is not None and request.k < 1:
-        raise InvalidRequestError("k must be at least 1", detail={"k": request.k})
-    if request.k is not None and request.k > settings.max_k:
+def _passages_in_scope(index: Index, request: SelectionRequest) -> PassageSet:
+    passages = load_passages(
+        index,
+        documents=list(request.documents) if request.documents else None,
+        under=request.under,
+        use_cache=index.settings.select_vector_cache,
+    )
+    n = len(passages)
+    if n == 0:
+        raise InvalidRequestError("there are no passages in the requested scope")
+    if request.k is not None and request.k > n:
         raise InvalidRequestError(
-            f"k={request.k} is above the limit of {settings.max_k} (setting max_k)",
-            detail={"k": request.k, "max_k": settings.max_k},
+            f"k={request.k} is more than the {n} passages in scope",
+            detail={"k": request.k, "n_passages": n},
         )
-    if request.per_cluster < 1:
-        raise InvalidRequestError(
-            "per_cluster must be at least 1", detail={"per_cluster": request.per_cluster}
-        )
-    if request.budget_tokens is not None and request.budget_tokens < 1:
-        raise InvalidRequestError(
-            "budget_tokens must be at least 1", detail={"budget_tokens": request.budget_tokens}
-        )
+    return passages
 
 
-def _clusters(
-    index: Index,
+@dataclass(frozen=True)
+class _Picks:
+    """The clusters, largest first: members, representatives and the sample read for a label."""
+
+    clusters: list[int]  # the partition's cluster index at each position
+    members: list[np.ndarray]  # rows of each cluster
+    chosen: list[list[tuple[int, float]]]  # (row, relevance) of each representative
+    samples: list[list[int]]  # the rows nearest the centroid
+
+
+def _pick(
     passages: PassageSet,
-    labels: np.ndarray,
-    centers: np.ndarray,
+    partition: Partition,
     method: SelectionMethod,
-    request: SelectionRequest,
     *,
+    per_cluster: int,
     seed: int,
     lam: float,
-) -> list[Cluster]:
-    vectors = passages.vectors
-    n = vectors.shape[0]
-    k = centers.shape[0]
+) -> _Picks:
+    vectors, labels, centers = passages.vectors, partition.labels, partition.centers
+    k = partition.k
     order = np.argsort(labels, kind="stable")
-    bounds = np.cumsum(np.bincount(labels, minlength=k))
-    members = np.split(order, bounds[:-1])
+    members = np.split(order, np.cumsum(np.bincount(labels, minlength=k))[:-1])
     # Largest first; equal sizes in order of their first passage.
     ranking = sorted(range(k), key=lambda j: (-len(members[j]), int(members[j][0])))
     chosen: list[list[tuple[int, float]]] = []
@@ -169,24 +164,34 @@ def _clusters(
     for j in ranking:
         rows = members[j]
         rel = method.relevance(vectors[rows], centers[j], seed=seed + j)
-        local = mmr(vectors[rows], rel, request.per_cluster, lam=lam)
+        local = mmr(vectors[rows], rel, per_cluster, lam=lam)
         chosen.append([(int(rows[i]), float(rel[i])) for i in local])
         near = np.argsort(-centroid_similarity(vectors[rows], centers[j]), kind="stable")
         samples.append([int(rows[i]) for i in near[:LABEL_SAMPLE]])
-    wanted = {passages.node_ids[i] for group in samples for i in group}
-    wanted.update(passages.node_ids[i] for group in chosen for i, _ in group)
+    return _Picks(
+        clusters=ranking, members=[members[j] for j in ranking], chosen=chosen, samples=samples
+    )
+
+
+def _clusters(
+    index: Index, passages: PassageSet, picks: _Picks, centers: np.ndarray
+) -> list[Cluster]:
+    vectors = passages.vectors
+    wanted = {passages.node_ids[i] for group in picks.samples for i in group}
+    wanted.update(passages.node_ids[i] for group in picks.chosen for i, _ in group)
     details = passage_details(index, sorted(wanted))
     if len(details) < len(wanted):
         raise ConflictError(
             "the store changed during the selection (a document was replaced or deleted); retry"
         )
-    terms = top_terms([[details[passages.node_ids[i]]["text"] or "" for i in s] for s in samples])
+    terms = top_terms(
+        [[details[passages.node_ids[i]]["text"] or "" for i in s] for s in picks.samples]
+    )
     headings = HeadingPaths(passages.paths)
-    n_paths = len(passages.paths)
     out = []
-    for pos, j in enumerate(ranking):
-        rows = members[j]
-        path = headings.dominant(np.bincount(passages.path_codes[rows], minlength=n_paths))
+    for pos, (j, rows) in enumerate(zip(picks.clusters, picks.members, strict=True)):
+        counts = np.bincount(passages.path_codes[rows], minlength=len(passages.paths))
+        path = headings.dominant(counts)
         reps = [
             _representative(
                 details[passages.node_ids[i]],
@@ -194,13 +199,13 @@ def _clusters(
                 score=score,
                 distance=float(np.linalg.norm(vectors[i] - centers[j])),
             )
-            for rank, (i, score) in enumerate(chosen[pos], start=1)
+            for rank, (i, score) in enumerate(picks.chosen[pos], start=1)
         ]
         out.append(
             Cluster(
                 cluster=pos + 1,
                 size=len(rows),
-                share=round(len(rows) / n, 4),
+                share=round(len(rows) / len(passages), 4),
                 label=label_text(path, terms[pos]),
                 heading_path=path,
                 terms=terms[pos],

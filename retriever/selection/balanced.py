@@ -121,19 +121,26 @@ def merge_by_similarity(
         counts[keep] += counts[gone]
         owner[owner == gone] = keep
         means[keep] = sums[keep] / counts[keep]
-        row = means @ means[keep]
-        row[owner != np.arange(fine_k)] = -np.inf
-        row[keep] = -np.inf
-        sim[keep, :] = row
-        sim[:, keep] = row
-        sim[gone, :] = -np.inf
-        sim[:, gone] = -np.inf
+        _refresh_similarities(sim, means, owner, keep=keep, gone=gone)
         blocked[keep, :] = False
         blocked[:, keep] = False
         alive -= 1
     roots = np.unique(owner)
     info = {"documents_kept_apart": keeper.target, "document_separation": keeper.separation}
     return np.searchsorted(roots, owner), info
+
+
+def _refresh_similarities(
+    sim: np.ndarray, means: np.ndarray, owner: np.ndarray, *, keep: int, gone: int
+) -> None:
+    """After ``keep`` absorbed ``gone``: recompute ``keep``'s row and column, retire ``gone``'s."""
+    row = means @ means[keep]
+    row[owner != np.arange(len(owner))] = -np.inf
+    row[keep] = -np.inf
+    sim[keep, :] = row
+    sim[:, keep] = row
+    sim[gone, :] = -np.inf
+    sim[:, gone] = -np.inf
 
 
 class _DocumentKeeper:

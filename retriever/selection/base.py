@@ -8,37 +8,83 @@ stored vectors, choosing K, picking diverse representatives, labels and provenan
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Annotated, Any, ClassVar, Literal, Protocol
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from retriever.request import QueryLimits, check_k, document_ids
 
 METHODS = ("centroid", "rank", "balanced")
 K_RULES = ("request", "budget", "elbow")
+MAX_PER_CLUSTER = 50
 
 
-@dataclass(frozen=True)
-class SelectionRequest:
+def _document_limits(schema: dict[str, Any], model: type[Any]) -> None:
+    schema["properties"]["k"]["anyOf"][0].update(minimum=1, maximum=model.max_k)
+
+
+class SelectionRequest(BaseModel):
     """What the caller asks for; ``None`` means "use the default" (settings or a K rule).
 
-    Attributes:
-        k: Number of clusters (outputs) wanted. When absent, K comes from ``budget_tokens``,
-            else from the elbow of the k-means inertia curve.
-        documents: Restrict to these ``doc_id``s (served revisions only).
-        under: Restrict to the passages below this node id (a chapter, section, cluster).
-        per_cluster: Representatives per cluster (diverse, by MMR).
-        method: ``centroid``, ``rank`` or ``balanced``; default from settings.
-        budget_tokens: Context budget; K = budget ÷ (mean passage tokens × per_cluster).
-        seed: Random seed; default from settings.
+    The one request of ``select``, ``overstory select`` and ``POST /v1/select``. The plain class
+    allows the default ``max_k``; ``with_limits`` gives the model of a store's setting.
     """
 
-    k: int | None = None
-    documents: tuple[str, ...] | None = None
-    under: str | None = None
-    per_cluster: int = 1
-    method: str | None = None
-    budget_tokens: int | None = None
-    seed: int | None = None
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_document_limits)
+
+    max_k: ClassVar[int] = QueryLimits().max_k
+
+    k: Annotated[int, Field(strict=True)] | None = Field(
+        None,
+        description="Clusters (outputs) wanted, 1 to the setting `max_k`. Absent: from "
+        "`budget_tokens`, else the elbow of the k-means inertia curve.",
+    )
+    documents: tuple[str, ...] | None = Field(
+        None,
+        description="Only these doc_ids (default: every served document).",
+        json_schema_extra={"minItems": 1},
+    )
+    under: str | None = Field(
+        None, description="Only the passages below this node_id (a chapter, section, cluster)."
+    )
+    per_cluster: Annotated[int, Field(strict=True)] = Field(
+        1, ge=1, le=MAX_PER_CLUSTER, description="Representatives per cluster, diverse (MMR)."
+    )
+    method: Literal["centroid", "rank", "balanced"] | None = Field(
+        None,
+        description="`centroid`: passage nearest each k-means centroid; `rank`: TextRank inside "
+        "each cluster; `balanced`: over-cluster then merge, so small topics keep a cluster. "
+        "Default: setting `select_method`.",
+    )
+    budget_tokens: Annotated[int, Field(strict=True)] | None = Field(
+        None,
+        ge=1,
+        description="Context budget in model tokens; K = budget ÷ (mean passage tokens × "
+        "per_cluster). Ignored when `k` is given.",
+    )
+
+    @classmethod
+    def with_limits(cls, *, max_k: int) -> type[SelectionRequest]:
+        """The model that allows ``k`` up to ``max_k`` (built once per limit)."""
+        return _limited(max_k)
+
+    @field_validator("k")
+    @classmethod
+    def _check_k(cls, value: int | None) -> int | None:
+        return None if value is None else check_k(value, max_k=cls.max_k)
+
+    @field_validator("documents", mode="before")
+    @classmethod
+    def _check_documents(cls, value: object) -> tuple[str, ...] | None:
+        return document_ids(value)
+
+
+@functools.cache
+def _limited(max_k: int) -> type[SelectionRequest]:
+    return type("SelectionRequest", (SelectionRequest,), {"max_k": max_k, "__module__": __name__})
 
 
 @dataclass

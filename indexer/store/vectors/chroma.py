@@ -67,6 +67,7 @@ class ChromaVectorStore:
 
     def existing(self, ids: list[str]) -> set[str]:
         found: set[str] = set()
+        ids = list(dict.fromkeys(ids))
         for i in range(0, len(ids), _BATCH):
             res = self._call(self.collection.get, ids=ids[i : i + _BATCH], include=[])
             found.update(res["ids"])
@@ -74,6 +75,8 @@ class ChromaVectorStore:
 
     def get(self, ids: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
+        # Chroma refuses a request that names an id twice; repeated text shares one vector.
+        ids = list(dict.fromkeys(ids))
         for i in range(0, len(ids), _BATCH):
             res = self._call(self.collection.get, ids=ids[i : i + _BATCH], include=["embeddings"])
             for vid, vec in zip(res["ids"], res["embeddings"], strict=True):

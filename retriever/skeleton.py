@@ -1,0 +1,113 @@
+"""The inner nodes of served builds, kept in memory: who is above a passage, and at what level.
+
+The mix gives every summary above the best passages a chance (their chapter, their document):
+that needs each passage's ancestors on every query. A build never changes once published, so
+its inner nodes (about a third of its nodes, no text) are read once and kept; the least recently
+used builds are dropped beyond ``max_nodes``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass, field
+
+from indexer.store.catalog import Catalog
+from indexer.store.records import NodeRecord
+from retriever.tokenize import tokenize
+
+_NUMBER = re.compile(r"^[\dA-Z]+(\.\d+)*\.?$")
+
+
+@dataclass
+class _Build:
+    """One build's inner nodes, and its headings by number and by word."""
+
+    nodes: dict[str, NodeRecord]
+    by_number: dict[str, list[NodeRecord]] = field(default_factory=lambda: defaultdict(list))
+    by_word: dict[str, list[NodeRecord]] = field(default_factory=lambda: defaultdict(list))
+    words: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @staticmethod
+    def of(nodes: list[NodeRecord]) -> _Build:
+        build = _Build({n.node_id: n for n in nodes})
+        for n in nodes:
+            if not n.title or n.parent_id is None or not n.summary_key:
+                continue
+            first, *rest = n.title.split()
+            if _NUMBER.match(first):
+                build.by_number[first.rstrip(".")].append(n)
+            else:
+                rest = [first, *rest]
+            words = frozenset(tokenize(" ".join(rest)))
+            build.words[n.node_id] = words
+            for w in words:
+                build.by_word[w].append(n)
+        return build
+
+
+class Skeletons:
+    """Inner nodes by build, read on first use."""
+
+    def __init__(self, catalog: Catalog, *, max_nodes: int = 500_000) -> None:
+        self.catalog = catalog
+        self.max_nodes = max_nodes
+        self._builds: OrderedDict[int, _Build] = OrderedDict()
+        self._held = 0
+        self._lock = threading.Lock()
+
+    def of_build(self, build_id: int) -> dict[str, NodeRecord]:
+        """The inner nodes of one build by node id."""
+        return self._build(build_id).nodes
+
+    def _build(self, build_id: int) -> _Build:
+        with self._lock:
+            found = self._builds.get(build_id)
+            if found is not None:
+                self._builds.move_to_end(build_id)
+                return found
+        build = _Build.of(self.catalog.nodes.records_of_build(build_id, inner=True))
+        with self._lock:
+            self._builds[build_id] = build
+            self._held += len(build.nodes)
+            while self._held > self.max_nodes and len(self._builds) > 1:
+                _, dropped = self._builds.popitem(last=False)
+                self._held -= len(dropped.nodes)
+        return build
+
+    def named(
+        self, build_ids: list[int], *, words: set[str], numbers: set[str], limit: int = 10
+    ) -> list[NodeRecord]:
+        """Headed nodes the query names: by their number ("section 3.2"), or by every word of
+        their heading ("the troubleshooting chapter"); at most ``limit``, numbers first."""
+        out: dict[str, NodeRecord] = {}
+        for build_id in build_ids:
+            build = self._build(build_id)
+            for number in numbers:
+                for n in build.by_number.get(number, []):
+                    out.setdefault(n.node_id, n)
+        for build_id in build_ids:
+            build = self._build(build_id)
+            seen: set[str] = set()
+            for w in words:
+                for n in build.by_word.get(w, []):
+                    if n.node_id not in seen:
+                        seen.add(n.node_id)
+                        if build.words[n.node_id] <= words:
+                            out.setdefault(n.node_id, n)
+        return list(out.values())[:limit]
+
+    def ancestors(self, node: NodeRecord) -> list[NodeRecord]:
+        """The inner nodes above ``node``, nearest first, up to its document's root."""
+        inner = self.of_build(node.build_id)
+        out: list[NodeRecord] = []
+        current = inner.get(node.parent_id or "")
+        while current is not None and len(out) < 64:
+            out.append(current)
+            current = inner.get(current.parent_id or "")
+        return out
+
+    def root(self, build_id: int, root_id: str | None) -> NodeRecord | None:
+        """A build's root node."""
+        return self.of_build(build_id).get(root_id or "")

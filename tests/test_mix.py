@@ -1,0 +1,221 @@
+"""How the query is read and how passages and summaries are mixed: the shipped models, the mix's
+guarantees, and the real retriever over the fixture manuals with the real embedding model."""
+
+from __future__ import annotations
+
+import collections
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from indexer.embedding.minilm import MiniLMEmbedder
+from indexer.errors import InvalidRequestError
+from indexer.index import Index
+from indexer.store.records import NodeRecord
+from retriever.candidates import Candidate
+from retriever.intent import INTENTS, Intent, IntentModel, forced_intent
+from retriever.intent_cues import CUE_NAMES, cue_features, named_numbers
+from retriever.mix import FEATURES, MixInput, MixModel, features, number_match, title_match
+from retriever.retriever import Retriever
+from retriever.tokenize import tokenize
+
+ROOT = Path(__file__).resolve().parent.parent
+REALDOCS = ROOT / "benchmarks" / "questions" / "realdocs"
+
+
+# the shipped models ------------------------------------------------------------------------
+def test_models_match_the_code() -> None:
+    intent = IntentModel.load()
+    assert intent.coef.shape == (len(INTENTS), len(CUE_NAMES) + 384)
+    mix = MixModel.load()
+    assert mix.weights.shape == (len(FEATURES),)
+    raw = json.loads((ROOT / "retriever" / "models" / "mix.json").read_text())
+    # fitted on the tuning half only, and the relevance within a kind counts for every level
+    assert raw["fitted_on"]["split"].startswith("tune")
+    for name in ("passage.relevance", "section.relevance", "document.relevance"):
+        assert mix.weights[FEATURES.index(name)] > 0, name
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Summarize this manual for me", "document"),
+        ("What is this document about?", "document"),
+        ("What were the main topics of the meeting?", "document"),
+        ("What is the default timeout of the health check?", "passage"),
+        ("which flag disables the cache? --no-cache or -n?", "passage"),
+        ("How do replication and failover relate to each other?", "section"),
+    ],
+)
+def test_clear_questions_are_read_as_expected(
+    minilm: MiniLMEmbedder, question: str, expected: str
+) -> None:
+    intent = IntentModel.load().estimate(question, minilm.embed([question])[0])
+    assert intent.label == expected, intent
+    assert intent.score > 0.5
+    assert abs(sum(intent.scores.values()) - 1.0) < 1e-6
+
+
+def test_forced_intent_is_labelled_and_keeps_the_others_alive() -> None:
+    intent = forced_intent("section")
+    assert intent.label == "section" and intent.source == "request"
+    assert 0.9 < intent.score < 1.0
+    assert all(v > 0 for v in intent.scores.values())
+    assert intent.to_json()["label"] == "section"
+
+
+def test_cue_features_see_overviews_and_specific_tokens() -> None:
+    names = list(CUE_NAMES)
+    overview = dict(zip(names, cue_features("Give me an overview of chapter 4"), strict=True))
+    assert overview["summarize"] == 1 and overview["part"] == 1 and overview["numbered"] == 1
+    fact = dict(
+        zip(names, cue_features("default value of --max-conn in /etc/x.conf?"), strict=True)
+    )
+    assert fact["fact"] == 1 and fact["specific_tokens"] > 0 and fact["summarize"] == 0
+    assert named_numbers("what does section 3.2 cover, and chapter 4?") == ["3.2", "4"]
+
+
+def test_heading_matches() -> None:
+    words = set(tokenize("give me an overview of redirections"))
+    assert title_match(words, "3.6 Redirections") == 1.0
+    assert title_match(words, "4 Shell Builtin Commands") == 0.0
+    assert number_match({"3.6"}, "3.6 Redirections") == 1.0
+    assert number_match({"3.6"}, "3.7 Executing Commands") == 0.0
+
+
+# the mix never reorders passages -------------------------------------------------------------
+def _record(node_id: str, level: str, parent: str | None) -> NodeRecord:
+    return NodeRecord(
+        node_id=node_id,
+        build_id=1,
+        doc_id="d",
+        parent_id=parent,
+        ordinal=int(node_id[1:]),
+        level=level,
+        title=f"{node_id} title",
+        heading_path=(),
+        char_start=0,
+        char_end=1,
+        pages=None,
+        vector_id=None,
+        summary_key="k",
+        n_passages=1,
+        first_passage=None,
+        last_passage=None,
+    )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_mix_keeps_the_order_among_passages(seed: int) -> None:
+    rng = random.Random(seed)
+    passages = [Candidate(_record(f"p{i}", "passage", "s1")) for i in range(12)]
+    for c in passages:
+        c.score = rng.gauss(0, 1)
+    passages.sort(key=lambda c: -c.score)
+    summaries = [
+        Candidate(_record("s1", "section", "r0")),
+        Candidate(_record("r0", "document", None)),
+    ]
+    for c in summaries:
+        c.score = rng.gauss(0, 1)
+    probs = np.array([rng.random() for _ in INTENTS])
+    probs /= probs.sum()
+    intent = Intent(label="passage", scores=dict(zip(INTENTS, probs.tolist(), strict=True)))
+    data = MixInput(
+        query="q",
+        intent=intent,
+        scoped=False,
+        passages=passages,
+        summaries=summaries,
+        below={"s1": [c.node_id for c in passages[:3]], "r0": [c.node_id for c in passages]},
+    )
+    assert features(data).shape == (14, len(FEATURES))
+    order = [c.node_id for c in MixModel.load().rank(data) if c.node.is_passage]
+    assert order == [c.node_id for c in passages]
+
+
+# the real retriever on the fixture manuals -----------------------------------------------------
+@pytest.fixture(scope="module")
+def retriever(fixtures_index: Index, minilm: MiniLMEmbedder) -> Retriever:
+    return Retriever(fixtures_index, embedder=minilm)
+
+
+def ask(retriever: Retriever, query: str, **options: Any) -> dict[str, Any]:
+    return retriever.query(retriever.request(query, **options))
+
+
+def test_the_response_says_how_the_query_was_read(retriever: Retriever) -> None:
+    out = ask(retriever, "torque for the impeller nut", k=5)
+    assert out["intent"]["label"] == "passage" and out["intent"]["source"] == "estimated"
+    assert set(out["intent"]["scores"]) == set(INTENTS)
+    assert out["results"][0]["kind"] == "passage"
+
+
+def test_a_whole_document_question_gets_the_root_first(retriever: Retriever) -> None:
+    out = ask(retriever, "Summarize this manual", k=5, documents=["pump-x200.md"])
+    assert out["intent"]["label"] == "document"
+    top = out["results"][0]
+    assert top["kind"] == "summary" and top["level"] == "document"
+    assert top["doc_id"] == "pump-x200.md"
+
+
+@pytest.mark.parametrize(
+    ("question", "document", "heading"),
+    [
+        ("What does the troubleshooting chapter cover?", "pump-x200.md", "6 Troubleshooting"),
+        ("Summarize chapter 6", "pump-x200.md", "6 Troubleshooting"),
+        ("What's in section 5.3?", "pump-x200.md", "5.3 Mechanical seal"),
+        ("summarize the NAT section", "netgate-ng40.html", "5.4 NAT"),
+        ("What does the spindle chapter of the M-500 manual cover?", None, "5 Spindle"),
+    ],
+)
+def test_a_named_chapter_or_section_gets_its_summary(
+    retriever: Retriever, question: str, document: str | None, heading: str
+) -> None:
+    out = ask(retriever, question, k=5, documents=[document] if document else None)
+    top = [(r["kind"], r["heading_path"][-1]) for r in out["results"][:3]]
+    assert ("summary", heading) in top, top
+
+
+def test_the_intent_can_be_forced(retriever: Retriever) -> None:
+    question = "mechanical seal"
+    forced = ask(retriever, question, k=5, documents=["pump-x200.md"], intent="document")
+    assert forced["intent"] == {**forced["intent"], "label": "document", "source": "request"}
+    assert forced["results"][0]["level"] == "document"
+    passage = ask(retriever, question, k=5, documents=["pump-x200.md"], intent="passage")
+    assert passage["results"][0]["kind"] == "passage"
+    with pytest.raises(InvalidRequestError, match="intent"):
+        retriever.request(question, intent="chapter")
+
+
+def test_passages_only_ranks_passages_as_the_mix_does(retriever: Retriever) -> None:
+    for question in ("replace the mechanical seal", "E-17", "spindle warm-up program"):
+        mixed = [
+            r["node_id"]
+            for r in ask(retriever, question, k=20)["results"]
+            if r["kind"] == "passage"
+        ]
+        alone = [r["node_id"] for r in ask(retriever, question, k=20, kinds=["passage"])["results"]]
+        assert mixed == alone[: len(mixed)], question
+
+
+# the question sets over real manuals ----------------------------------------------------------
+def test_the_real_manual_questions_are_split_once() -> None:
+    lines = [json.loads(line) for f in sorted(REALDOCS.glob("*.jsonl")) for line in f.open()]
+    assert len(lines) >= 300
+    assert len({q["id"] for q in lines}) == len(lines)
+    assert len({q["gold"]["source"] for q in lines}) >= 3
+    by = collections.Counter((q["intent"], q["split"]) for q in lines)
+    for intent in INTENTS:
+        total = by[(intent, "tune")] + by[(intent, "heldout")]
+        assert total >= len(lines) / 3 - 20, (intent, by)
+        assert abs(by[(intent, "tune")] - by[(intent, "heldout")]) <= 5, (intent, by)
+    for q in lines:
+        assert q["kind"] == ("specific" if q["intent"] == "passage" else "global")
+        assert q["split"] in ("tune", "heldout")
+        if q["intent"] == "passage":
+            assert len(q["gold"]["evidence"]) >= 12
