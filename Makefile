@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser serve test test-llm lint bench clean
+.PHONY: install browser serve test test-llm lint bench train-mix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,5 +49,10 @@ lint: install
 bench: install
 	$(BIN)/python -m benchmarks.run
 
+# Fits retriever/models/intent.json and mix.json on the questions' tuning half (installs the
+# Debian documentation packages it reads, as root; caches the indexed corpus in .bench-cache/).
+train-mix: install
+	$(BIN)/python -m benchmarks.train_mix
+
 clean:
-	rm -rf $(VENV) $(STORE) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(STORE) .pytest_cache .mypy_cache .ruff_cache .bench-cache
