@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.service.wiring import open_stack
 from indexer.index import Index
 
 
@@ -61,7 +62,7 @@ def _print(node: dict[str, Any], depth: int) -> None:
 @handle_errors
 def rm(doc_id: str, store: Path | None, as_json: bool) -> None:
     """Delete a document, all its revisions and its vectors."""
-    Index(settings_from(store)).delete(doc_id)
+    open_stack(settings_from(store)).index.delete(doc_id)  # with the publish hooks
     if as_json:
         emit_json({"deleted": doc_id})
     else:
