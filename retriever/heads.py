@@ -86,15 +86,15 @@ def named_summaries(
     query: str,
     *,
     skeletons: Skeletons,
-    snapshot: Snapshot,
-    documents: list[str] | None,
+    candidates: list[Candidate],
     present: set[str],
 ) -> list[Candidate]:
-    """The chapters and sections the query names by number or heading, not yet ``present``."""
+    """The chapters and sections the query names by number or heading, not yet ``present``,
+    in the documents of ``candidates`` (the documents the query is about)."""
     words = set(tokenize(query))
     numbers = set(named_numbers(query))
     if not words and not numbers:
         return []
-    builds = sorted(snapshot.builds(documents))
+    builds = sorted({c.node.build_id for c in candidates})
     found = skeletons.named(builds, words=words, numbers=numbers)
     return [Candidate(n) for n in found if n.node_id not in present]

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexer.store.catalog import Catalog
 from retriever.candidates import Candidate, FusionWeights, fuse
 from retriever.dense import DenseSearcher, kind_of_vector
 from retriever.lexical import LexicalIndex
+from retriever.record_cache import RecordCache
 from retriever.snapshot import Snapshot
 
 KINDS = ("passage", "summary")
@@ -43,7 +43,7 @@ def gather(
     *,
     dense: DenseSearcher,
     lexical: LexicalIndex,
-    catalog: Catalog,
+    records: RecordCache,
     query: str,
     vector: np.ndarray,
     snapshot: Snapshot,
@@ -64,7 +64,7 @@ def gather(
         if kind in kinds and len(kept[kind]) < sizes.dense:
             kept[kind].append((vid, sim))
     chosen = [hit for kind in KINDS for hit in kept[kind]]
-    by_vector = catalog.nodes.records_by_vector([v for v, _ in chosen], builds)
+    by_vector = records.by_vector([v for v, _ in chosen], builds, generation=snapshot.generation)
     for vid, sim in chosen:
         for node in by_vector.get(vid, []):
             found[node.kind].setdefault(node.node_id, Candidate(node)).dense = sim
@@ -74,14 +74,14 @@ def gather(
         )
         wanted = [nid for hits_ in lists.values() for nid, _ in hits_]
         missing = [nid for nid in wanted if all(nid not in f for f in found.values())]
-        records = catalog.nodes.records_by_id(missing, builds)
+        by_id = records.by_id(missing, builds, generation=snapshot.generation)
         for kind, hits_ in lists.items():
             for nid, score in hits_:
                 cand = found[kind].get(nid)
                 if cand is None:
-                    if nid not in records:
+                    if nid not in by_id:
                         continue
-                    cand = found[kind][nid] = Candidate(records[nid])
+                    cand = found[kind][nid] = Candidate(by_id[nid])
                 cand.lexical = score
     return Pools(
         passages=fuse(found["passage"].values(), sizes.weights),

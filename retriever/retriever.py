@@ -26,6 +26,7 @@ from retriever.intent import Intent, IntentModel, forced_intent, level_of
 from retriever.lexical import LexicalIndex
 from retriever.mix import MixModel
 from retriever.pools import KINDS, Pools, PoolSizes, gather
+from retriever.record_cache import RecordCache
 from retriever.request import QueryLimits, QueryRequest
 from retriever.rerankers import make_reranker
 from retriever.rerankers.base import Reranker, RerankInput
@@ -99,6 +100,7 @@ class Retriever:
         self.lexical = lexical or LexicalIndex(settings.store / "lexical", self.catalog)
         self.snapshots = SnapshotSource(self.catalog)
         self.skeletons = Skeletons(self.catalog)
+        self.records = RecordCache(self.catalog)
         self._intent_model: IntentModel | None = None
         self._mix_model: MixModel | None = None
         self._dense: DenseSearcher | None = None
@@ -283,8 +285,7 @@ class Retriever:
             summaries += named_summaries(
                 request.query,
                 skeletons=self.skeletons,
-                snapshot=snapshot,
-                documents=docs,
+                candidates=passages + summaries,
                 present={c.node_id for c in summaries},
             )
         head = passages + summaries
@@ -318,7 +319,7 @@ class Retriever:
         return gather(
             dense=self.dense,
             lexical=self.lexical,
-            catalog=self.catalog,
+            records=self.records,
             query=request.query,
             vector=vector,
             snapshot=snapshot,

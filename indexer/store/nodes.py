@@ -170,15 +170,16 @@ class NodeTable:
 
     # records (the query path) -------------------------------------------------------------------
     def records_by_vector(
-        self, vector_ids: Iterable[str], builds: frozenset[int]
+        self, vector_ids: Iterable[str], builds: frozenset[int] | None = None
     ) -> dict[str, list[NodeRecord]]:
-        """Nodes of the given builds that use each vector id (identical texts share one vector)."""
+        """Nodes that use each vector id (identical texts share one vector), of the given builds
+        when ``builds`` is given, in document order."""
         out: dict[str, list[NodeRecord]] = {}
         rows = self._db.rows_in(
             f"SELECT {_RECORD_COLUMNS} FROM nodes WHERE vector_id IN ({{marks}})", vector_ids
         )
         for row in sorted(rows, key=lambda r: r["ordinal"]):
-            if row["build_id"] in builds:
+            if builds is None or row["build_id"] in builds:
                 out.setdefault(row["vector_id"], []).append(NodeRecord.from_row(row))
         return out
 
