@@ -26,7 +26,6 @@ class Prepared:
 
     Attributes:
         query: The query text.
-        scoped: The query is asked within one document.
         passages: The passage head, best first (``score``: relevance among passages).
         summaries: The summary head with the summaries above the passage head, best first.
         below: For each summary, the passages of the head that lie below it.
@@ -34,7 +33,6 @@ class Prepared:
     """
 
     query: str
-    scoped: bool
     passages: list[Candidate]
     summaries: list[Candidate]
     below: dict[str, list[str]] = field(default_factory=dict)
@@ -45,7 +43,6 @@ class Prepared:
         return MixInput(
             query=self.query,
             intent=intent,
-            scoped=self.scoped,
             passages=self.passages,
             summaries=self.summaries,
             below=self.below,

@@ -96,18 +96,12 @@ class LexicalIndex:
         kinds: frozenset[str],
     ) -> list[tuple[str, float]]:
         """The ``n`` best ``(node_id, bm25 score)`` among the given builds and kinds, best first."""
-        state = self._current(snapshot)
-        if state is None or n <= 0:
+        scored = self._scores(query, snapshot, n)
+        if scored is None:
             return []
-        vocab = state.bm25.vocab_dict
-        ids = sorted({vocab[t] for t in tokenize(query) if t in vocab})
-        if not ids:
-            return []
-        scores = state.bm25.scores_of(ids)
+        state, scores = scored
         mask = self._mask(state, builds, kinds)
-        if mask is not None:
-            scores = scores * mask
-        return _top(scores, state, n)
+        return _top(scores * mask if mask is not None else scores, state, n)
 
     def search_kinds(
         self,
@@ -121,18 +115,25 @@ class LexicalIndex:
         """The ``n`` best ``(node_id, bm25 score)`` of each kind, from one scoring pass: each
         list is what :meth:`search` gives for that kind alone."""
         out: dict[str, list[tuple[str, float]]] = {k: [] for k in kinds}
-        state = self._current(snapshot)
-        if state is None or n <= 0:
+        scored = self._scores(query, snapshot, n)
+        if scored is None:
             return out
-        vocab = state.bm25.vocab_dict
-        ids = sorted({vocab[t] for t in tokenize(query) if t in vocab})
-        if not ids:
-            return out
-        scores = state.bm25.scores_of(ids)
+        state, scores = scored
         for kind in kinds:
             mask = self._mask(state, builds, frozenset({kind}))
             out[kind] = _top(scores * mask if mask is not None else scores, state, n)
         return out
+
+    def _scores(self, query: str, snapshot: Snapshot, n: int) -> tuple[_State, np.ndarray] | None:
+        """The BM25 score of every indexed node for ``query`` (None: nothing to score)."""
+        state = self._current(snapshot)
+        if state is None or n <= 0:
+            return None
+        vocab = state.bm25.vocab_dict
+        ids = sorted({vocab[t] for t in tokenize(query) if t in vocab})
+        if not ids:
+            return None
+        return state, state.bm25.scores_of(ids)
 
     def _mask(
         self, state: _State, builds: frozenset[int], kinds: frozenset[str]

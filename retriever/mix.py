@@ -67,7 +67,6 @@ class MixInput:
     Attributes:
         query: The query text.
         intent: How the query was read.
-        scoped: The query is asked within one document.
         passages: Passage candidates, best first.
         summaries: Summary candidates of every level, best first.
         below: For each summary, the passage candidates (node ids) that lie below it.
@@ -75,7 +74,6 @@ class MixInput:
 
     query: str
     intent: Intent
-    scoped: bool
     passages: Sequence[Candidate]
     summaries: Sequence[Candidate]
     below: Mapping[str, Sequence[str]]

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from indexer.store.catalog import Catalog
 from indexer.store.records import NodeRecord
+
+V = TypeVar("V")
 
 
 class RecordCache:
@@ -38,21 +41,12 @@ class RecordCache:
         self, vector_ids: Iterable[str], builds: frozenset[int], *, generation: object
     ) -> dict[str, list[NodeRecord]]:
         """Nodes of ``builds`` that use each vector id, in document order."""
-        ids = list(dict.fromkeys(vector_ids))
-        with self._lock:
-            self._current(generation)
-            known = {v: self._vectors[v] for v in ids if v in self._vectors}
-        missing = [v for v in ids if v not in known]
-        if missing:
-            found = self.catalog.nodes.records_by_vector(missing)
-            fresh = {v: found.get(v, []) for v in missing}
-            with self._lock:
-                # Read before a newer generation was served: not kept (it may miss its nodes).
-                if self._generation == generation:
-                    self._vectors.update(fresh)
-                    while len(self._vectors) > self.max_entries:
-                        self._vectors.popitem(last=False)
-            known.update(fresh)
+        known = self._lookup(
+            self._vectors,
+            vector_ids,
+            lambda ids: _every_vector(ids, self.catalog.nodes.records_by_vector(ids)),
+            generation=generation,
+        )
         out: dict[str, list[NodeRecord]] = {}
         for v, nodes in known.items():
             mine = [n for n in nodes if n.build_id in builds]
@@ -64,18 +58,47 @@ class RecordCache:
         self, node_ids: Iterable[str], builds: frozenset[int], *, generation: object
     ) -> dict[str, NodeRecord]:
         """Nodes by id, restricted to ``builds``."""
-        ids = list(dict.fromkeys(node_ids))
+        known = self._lookup(
+            self._nodes,
+            node_ids,
+            lambda ids: _all_keys(ids, self.catalog.nodes.records_by_id(ids)),
+            generation=generation,
+        )
+        return {i: n for i, n in known.items() if n is not None and n.build_id in builds}
+
+    def _lookup(
+        self,
+        cache: OrderedDict[str, V],
+        keys: Iterable[str],
+        fetch: Callable[[list[str]], dict[str, V]],
+        *,
+        generation: object,
+    ) -> dict[str, V]:
+        """Cached values of ``keys``, the missing ones fetched (and kept, unless a newer
+        generation was served meanwhile: what was read before it may miss its nodes)."""
+        ids = list(dict.fromkeys(keys))
         with self._lock:
             self._current(generation)
-            known = {i: self._nodes[i] for i in ids if i in self._nodes}
-        missing = [i for i in ids if i not in known]
+            known = {k: cache[k] for k in ids if k in cache}
+        missing = [k for k in ids if k not in known]
         if missing:
-            found = self.catalog.nodes.records_by_id(missing)
-            fresh = {i: found.get(i) for i in missing}
+            fresh = fetch(missing)
             with self._lock:
                 if self._generation == generation:
-                    self._nodes.update(fresh)
-                    while len(self._nodes) > self.max_entries:
-                        self._nodes.popitem(last=False)
+                    cache.update(fresh)
+                    while len(cache) > self.max_entries:
+                        cache.popitem(last=False)
             known.update(fresh)
-        return {i: n for i, n in known.items() if n is not None and n.build_id in builds}
+        return known
+
+
+def _all_keys(ids: list[str], found: dict[str, NodeRecord]) -> dict[str, NodeRecord | None]:
+    """Every id with its record, None for one that does not exist (remembered as such)."""
+    return {i: found.get(i) for i in ids}
+
+
+def _every_vector(
+    ids: list[str], found: dict[str, list[NodeRecord]]
+) -> dict[str, list[NodeRecord]]:
+    """Every vector id with its nodes, an empty list for one no node uses."""
+    return {v: found.get(v, []) for v in ids}

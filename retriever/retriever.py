@@ -301,7 +301,6 @@ class Retriever:
             c.score = c.fused
         return Prepared(
             query=request.query,
-            scoped=docs is not None and len(docs) == 1,
             passages=sorted(passages, key=_by_score),
             summaries=sorted(summaries, key=_by_score),
             below=below,

@@ -42,7 +42,7 @@ class _Build:
                 rest = [first, *rest]
             words = frozenset(tokenize(" ".join(rest)))
             build.words[n.node_id] = words
-            for w in words:
+            for w in sorted(words):
                 build.by_word[w].append(n)
         return build
 
@@ -84,13 +84,13 @@ class Skeletons:
         out: dict[str, NodeRecord] = {}
         for build_id in build_ids:
             build = self._build(build_id)
-            for number in numbers:
+            for number in sorted(numbers):
                 for n in build.by_number.get(number, []):
                     out.setdefault(n.node_id, n)
         for build_id in build_ids:
             build = self._build(build_id)
             seen: set[str] = set()
-            for w in words:
+            for w in sorted(words):
                 for n in build.by_word.get(w, []):
                     if n.node_id not in seen:
                         seen.add(n.node_id)

@@ -128,7 +128,6 @@ def test_the_mix_keeps_the_order_among_passages(seed: int) -> None:
     data = MixInput(
         query="q",
         intent=intent,
-        scoped=False,
         passages=passages,
         summaries=summaries,
         below={"s1": [c.node_id for c in passages[:3]], "r0": [c.node_id for c in passages]},
