@@ -13,10 +13,12 @@ meetings, support calls, handbooks), so that it reads phrasings our manuals neve
    question's candidates (the probability of the gold candidates), with the intent
    probabilities taken out of fold (each question's intent from a model fitted without its
    questions file), so the mix learns how far to trust an estimate it did not see fitted.
-   A specific question counts ``passage_weight`` times in the loss: losing its passage's first
-   place costs more than a summary one place lower. ``passage_weight`` is the smallest of
-   :data:`PASSAGE_WEIGHTS` whose cross-validated specific hit@1 stays within one point of the
-   passages-only ranking; among those that do, the best global hit@5 wins.
+   Two sets of weights are fitted, one for the first place and one for the others
+   (:class:`retriever.mix.MixModel`); in each, a specific question counts ``passage_weight``
+   times in the loss, so that losing its passage's first place costs more than a summary one
+   place lower. Every pair of :data:`PASSAGE_WEIGHTS` (the rest's no larger than the first's)
+   is cross-validated; among the pairs whose specific hit@1 stays within one point of the
+   passages-only ranking, the best global hit@5 wins.
 
 Cross-validation is by questions file (one corpus at a time held out), so the figures say how
 the models do on documents they were not fitted on. Writes ``retriever/models/intent.json`` and
@@ -49,7 +51,7 @@ NAMED_TEMPLATES = (
 )
 INTENT_C = 3.0
 MIX_L2 = 0.01
-PASSAGE_WEIGHTS = (1.0, 2.0, 4.0, 8.0, 16.0)
+PASSAGE_WEIGHTS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 HIT1_TOLERANCE = 0.01
 
 
@@ -239,11 +241,16 @@ def loss_weight(sample: Sample, passage_weight: float) -> float:
     return passage_weight if sample.intent == "passage" else 1.0
 
 
-def ranks(rows: Sequence[tuple[np.ndarray, np.ndarray]], w: np.ndarray) -> list[int | None]:
-    """The rank of the first gold candidate of each question under weights ``w``."""
+def ranks(
+    rows: Sequence[tuple[np.ndarray, np.ndarray]], first: np.ndarray, rest: np.ndarray
+) -> list[int | None]:
+    """The rank of the first gold candidate of each question, as :meth:`MixModel.rank` orders:
+    the first place by ``first``, the others by ``rest``."""
     out: list[int | None] = []
     for x, gold in rows:
-        order = np.argsort(-(x @ w), kind="stable")
+        scores = x @ rest
+        scores[int(np.argmax(x @ first))] = np.inf
+        order = np.argsort(-scores, kind="stable")
         out.append(next((i for i, j in enumerate(order, 1) if gold[j]), None))
     return out
 
@@ -253,24 +260,43 @@ def hit(values: Sequence[int | None], k: int) -> float:
     return float(np.mean([r is not None and r <= k for r in values])) if values else 0.0
 
 
+def fold_weights(
+    samples_: Sequence[Sample], rows: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> dict[tuple[str, float], np.ndarray]:
+    """Mix weights fitted without each group, for every passage weight."""
+    groups = [s.group for s in samples_]
+    out = {}
+    for group in sorted(set(groups) - {"named-parts"}):
+        train = [i for i, g in enumerate(groups) if g != group]
+        for weight in PASSAGE_WEIGHTS:
+            out[group, weight] = fit_mix(
+                [rows[i] for i in train], [loss_weight(samples_[i], weight) for i in train]
+            )
+    return out
+
+
 def cross_validate(
-    samples_: Sequence[Sample], rows: Sequence[tuple[np.ndarray, np.ndarray]], weight: float
+    samples_: Sequence[Sample],
+    rows: Sequence[tuple[np.ndarray, np.ndarray]],
+    folds: dict[tuple[str, float], np.ndarray],
+    weights: tuple[float, float],
 ) -> dict[str, float]:
-    """Mix figures with weights fitted without each group, per intent."""
+    """Mix figures per intent, each group ranked by the weights fitted without it, the first
+    place fitted with ``weights[0]``, the rest with ``weights[1]``."""
     groups = [s.group for s in samples_]
     by_intent: dict[str, list[int | None]] = defaultdict(list)
     # Made-up questions (named parts) are always trained on and never scored.
     for group in sorted(set(groups) - {"named-parts"}):
-        train = [i for i, g in enumerate(groups) if g != group]
-        w = fit_mix([rows[i] for i in train], [loss_weight(samples_[i], weight) for i in train])
         test = [i for i, g in enumerate(groups) if g == group]
-        for i, r in zip(test, ranks([rows[i] for i in test], w), strict=True):
+        fitted = ranks([rows[i] for i in test], folds[group, weights[0]], folds[group, weights[1]])
+        for i, r in zip(test, fitted, strict=True):
             by_intent[samples_[i].intent].append(r)
     passages_only = [
         s.passages_only_rank for s in samples_ if s.intent == "passage" and s.group != "named-parts"
     ]
     return {
-        "passage_weight": weight,
+        "passage_weight_first": weights[0],
+        "passage_weight_rest": weights[1],
         "specific_hit@1": round(hit(by_intent["passage"], 1), 4),
         "specific_hit@1_passages_only": round(hit(passages_only, 1), 4),
         "section_hit@5": round(hit(by_intent["section"], 5), 4),
@@ -279,11 +305,32 @@ def cross_validate(
     }
 
 
+def choose(trials: Sequence[dict[str, float]]) -> dict[str, float]:
+    """The trial with the best global hit@5 among those keeping specific hit@1 within
+    :data:`HIT1_TOLERANCE` of passages-only (then the better document hit@3, the better
+    specific hit@1, the smaller weights)."""
+    keeping = [
+        t
+        for t in trials
+        if t["specific_hit@1"] >= t["specific_hit@1_passages_only"] - HIT1_TOLERANCE
+    ]
+    return max(
+        keeping or [max(trials, key=lambda t: t["specific_hit@1"])],
+        key=lambda t: (
+            t["global_hit@5"],
+            t["document_hit@3"],
+            t["specific_hit@1"],
+            -t["passage_weight_first"],
+            -t["passage_weight_rest"],
+        ),
+    )
+
+
 def main() -> dict[str, Any]:
     """Fit both models, write them, and return the cross-validated figures."""
     from retriever.intent import INTENTS
     from retriever.intent_cues import CUE_NAMES
-    from retriever.mix import FEATURES
+    from retriever.mix import FEATURES, PLACES
 
     group_of: dict[str, str] = {}
     real = []
@@ -308,15 +355,22 @@ def main() -> dict[str, Any]:
     scored = np.array([s.group != "named-parts" for s in data])
     intent_cv = float(np.mean(probs.argmax(1)[scored] == labels[scored]))
     rows = mix_rows(data, probs)
-    trials = [cross_validate(data, rows, w) for w in PASSAGE_WEIGHTS]
-    keeping = [
-        t
-        for t in trials
-        if t["specific_hit@1"] >= t["specific_hit@1_passages_only"] - HIT1_TOLERANCE
+    folds = fold_weights(data, rows)
+    trials = [
+        cross_validate(data, rows, folds, (first, rest))
+        for first in PASSAGE_WEIGHTS
+        for rest in PASSAGE_WEIGHTS
+        if rest <= first
     ]
-    chosen = max(keeping or trials[-1:], key=lambda t: (t["global_hit@5"], -t["passage_weight"]))
-    weight = float(chosen["passage_weight"])
-    w = fit_mix(rows, [loss_weight(s, weight) for s in data])
+    chosen = choose(trials)
+    places = {
+        "first": chosen["passage_weight_first"],
+        "rest": chosen["passage_weight_rest"],
+    }
+    fitted = {
+        place: fit_mix(rows, [loss_weight(s, weight) for s in data])
+        for place, weight in places.items()
+    }
     intent_model = fit_intent(data, phrasings)
     counts = {i: int(np.sum(labels == n)) for n, i in enumerate(INTENTS)}
     fitted_on = {
@@ -346,9 +400,14 @@ def main() -> dict[str, Any]:
         json.dumps(
             {
                 "features": list(FEATURES),
-                "weights": np.round(w, 6).tolist(),
+                **{
+                    place: {
+                        "passage_weight": places[place],
+                        "weights": np.round(fitted[place], 6).tolist(),
+                    }
+                    for place in PLACES
+                },
                 "l2": MIX_L2,
-                "passage_weight": weight,
                 "fitted_on": fitted_on,
                 "cross_validated": chosen,
                 "trials": trials,

@@ -36,10 +36,20 @@ _CUES: tuple[tuple[str, str], ...] = (
         r"reference|handbook|spec(ification)?|meeting|call|transcript|discussion|article|"
         r"paper|notes?|book)\b|\b(whole|entire)\s+thing\b",
     ),
+    # asks whether a document is the one to read ("is this the right manual for …?")
+    (
+        "which_document",
+        r"\b(is|are)\s+(this|these|that|it)\s+(\w+\s+){0,2}(document|doc|docs|manual|guide|page|"
+        r"spec(ification)?|reference|handbook|file|place)\b|\bright\s+(document|doc|docs|"
+        r"manual|guide|page|spec(ification)?|reference|handbook|place)\b|"
+        r"\bshould i (be )?(read|reading|look at|start with)\b|\bworth reading\b",
+    ),
     # names a part of a document
     ("part", r"\b(chapter|section|part|appendix|subsection)\b|§"),
-    # names a numbered part ("3.2", "chapter 4")
-    ("numbered", r"\b(chapter|section|part|appendix)\s+[\dA-Z]+(\.\d+)*\b|\b\d+\.\d+(\.\d+)*\b"),
+    # names a numbered part ("chapter 4", "section 3.2", "§ 5")
+    ("numbered", r"\b(chapter|section|part|appendix)\s+[\dA-Z]+(\.\d+)*\b|§\s*\d"),
+    # a bare dotted number: a section ("see 3.2") as often as a version ("bash 3.2")
+    ("dotted_number", r"\b\d+\.\d+(\.\d+)*\b"),
     # asks how things relate or differ
     (
         "relate",

@@ -8,16 +8,13 @@ used builds are dropped beyond ``max_nodes``.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 
 from indexer.store.catalog import Catalog
 from indexer.store.records import NodeRecord
-from retriever.tokenize import tokenize
-
-_NUMBER = re.compile(r"^[\dA-Z]+(\.\d+)*\.?$")
+from retriever.names import heading_parts, node_name
 
 
 @dataclass
@@ -33,14 +30,13 @@ class _Build:
     def of(nodes: list[NodeRecord]) -> _Build:
         build = _Build({n.node_id: n for n in nodes})
         for n in nodes:
-            if not n.title or n.parent_id is None or not n.summary_key:
+            root = n.parent_id is None
+            name = node_name(n.title, n.doc_id, root=root)
+            if not name or not n.summary_key:
                 continue
-            first, *rest = n.title.split()
-            if _NUMBER.match(first):
-                build.by_number[first.rstrip(".")].append(n)
-            else:
-                rest = [first, *rest]
-            words = frozenset(tokenize(" ".join(rest)))
+            number, words = heading_parts(name)
+            if number is not None:
+                build.by_number[number].append(n)
             build.words[n.node_id] = words
             for w in sorted(words):
                 build.by_word[w].append(n)
@@ -80,7 +76,8 @@ class Skeletons:
         self, build_ids: list[int], *, words: set[str], numbers: set[str], limit: int = 10
     ) -> list[NodeRecord]:
         """Headed nodes the query names: by their number ("section 3.2"), or by every word of
-        their heading ("the troubleshooting chapter"); at most ``limit``, numbers first."""
+        their heading ("the troubleshooting chapter", a chapter shipped as its own page, or a
+        document by its name); at most ``limit``, numbers first."""
         out: dict[str, NodeRecord] = {}
         for build_id in build_ids:
             build = self._build(build_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from retriever.candidates import Candidate
 from retriever.intent import INTENTS, Intent, IntentModel, forced_intent
 from retriever.intent_cues import CUE_NAMES, cue_features, named_numbers
 from retriever.mix import FEATURES, MixInput, MixModel, features, number_match, title_match
+from retriever.names import heading_parts
 from retriever.retriever import Retriever
 from retriever.tokenize import tokenize
 
@@ -32,12 +34,15 @@ def test_models_match_the_code() -> None:
     intent = IntentModel.load()
     assert intent.coef.shape == (len(INTENTS), len(CUE_NAMES) + 384)
     mix = MixModel.load()
-    assert mix.weights.shape == (len(FEATURES),)
     raw = json.loads((ROOT / "retriever" / "models" / "mix.json").read_text())
     # fitted on the tuning half only, and the relevance within a kind counts for every level
     assert raw["fitted_on"]["split"].startswith("tune")
-    for name in ("passage.relevance", "section.relevance", "document.relevance"):
-        assert mix.weights[FEATURES.index(name)] > 0, name
+    for weights in (mix.first, mix.rest):
+        assert weights.shape == (len(FEATURES),)
+        for name in ("passage.relevance", "section.relevance", "document.relevance"):
+            assert weights[FEATURES.index(name)] > 0, name
+    # the first place is guarded for specific questions at least as hard as the rest
+    assert raw["first"]["passage_weight"] >= raw["rest"]["passage_weight"]
 
 
 @pytest.mark.parametrize(
@@ -85,6 +90,36 @@ def test_heading_matches() -> None:
     assert title_match(words, "4 Shell Builtin Commands") == 0.0
     assert number_match({"3.6"}, "3.6 Redirections") == 1.0
     assert number_match({"3.6"}, "3.7 Executing Commands") == 0.0
+    # the level word and the number are not what a user repeats of a heading
+    assert title_match(set(tokenize("the network setup chapter")), "Chapter 5. Network setup") == 1
+    assert number_match({"5"}, "Chapter 5. Network setup") == 1.0
+    assert number_match({"A"}, "Appendix A Glossary") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("title", "number", "words"),
+    [
+        ("3.2 Redirections", "3.2", {"redirection"}),
+        ("Chapter 5. Network setup", "5", {"network", "setup"}),
+        ("Appendix A Glossary", "A", {"glossary"}),
+        ("A.1 Limits", "A.1", {"limit"}),
+        ("A Note on Quoting", None, {"note", "quot"}),  # an article, not appendix A
+        ("I18N and L10N", None, {"i18n", "l10n"}),  # a code, not a number
+    ],
+)
+def test_heading_parts(title: str, number: str | None, words: set[str]) -> None:
+    assert heading_parts(title) == (number, frozenset(words))
+
+
+def test_a_question_about_whether_this_is_the_right_manual_is_cued() -> None:
+    index = CUE_NAMES.index("which_document")
+    for text in ("Is this the right spec for USB-C?", "is this manual the one to read for X"):
+        assert cue_features(text)[index] == 1.0, text
+    for text in ("is this option the right one?", "what is the default port"):
+        assert cue_features(text)[index] == 0.0, text
+    # a version is not a section number
+    version = dict(zip(CUE_NAMES, cue_features("upgrading from bash 3.2 to 5.2"), strict=True))
+    assert version["numbered"] == 0.0 and version["dotted_number"] == 1.0
 
 
 # the mix never reorders passages -------------------------------------------------------------
@@ -135,6 +170,48 @@ def test_the_mix_keeps_the_order_among_passages(seed: int) -> None:
     assert features(data).shape == (14, len(FEATURES))
     order = [c.node_id for c in MixModel.load().rank(data) if c.node.is_passage]
     assert order == [c.node_id for c in passages]
+
+
+def _one_question(query: str, probs: list[float], root_title: str | None) -> MixInput:
+    passage = Candidate(_record("p1", "passage", "s1"))
+    section = Candidate(_record("s1", "section", "r0"))
+    root = Candidate(replace(_record("r0", "document", None), title=root_title))
+    for c, score in zip((passage, section, root), (2.0, 1.0, 0.5), strict=True):
+        c.score = score
+    intent = Intent(label="section", scores=dict(zip(INTENTS, probs, strict=True)))
+    return MixInput(
+        query=query, intent=intent, passages=[passage], summaries=[section, root], below={}
+    )
+
+
+def test_a_named_root_answers_a_question_about_a_chapter() -> None:
+    """A manual shipped one chapter per page: the root is what "the chapter" names."""
+    probs = [0.05, 0.9, 0.05]
+    named = features(_one_question("the network setup chapter", probs, "Chapter 5. Network setup"))
+    other = features(_one_question("the network setup chapter", probs, "Chapter 4. Printing"))
+    log_intent = FEATURES.index("document.log_intent")
+    assert named[2, log_intent] == pytest.approx(np.log(0.95))
+    assert other[2, log_intent] == pytest.approx(np.log(0.05))
+    assert named[2, FEATURES.index("document.title_named")] == pytest.approx(0.95)
+    assert other[2, FEATURES.index("document.title_named")] == 0.0
+
+
+def test_the_first_place_and_the_rest_are_ranked_by_their_own_weights() -> None:
+    data = _one_question("q", [0.3, 0.4, 0.3], None)
+    relevance = np.zeros(len(FEATURES))
+    relevance[FEATURES.index("passage.relevance")] = 1.0
+    relevance[FEATURES.index("section.relevance")] = 1.0
+    summaries_first = relevance.copy()
+    summaries_first[FEATURES.index("section.bias")] = 10.0
+    summaries_first[FEATURES.index("document.bias")] = 5.0
+    ranked = MixModel(first=relevance, rest=summaries_first).rank(data)
+    assert [c.node_id for c in ranked] == ["p1", "s1", "r0"]
+    scores = [c.score for c in ranked]
+    assert scores == sorted(scores, reverse=True)
+    ranked = MixModel(first=summaries_first, rest=relevance).rank(
+        _one_question("q", [0.3] * 3, None)
+    )
+    assert [c.node_id for c in ranked] == ["s1", "p1", "r0"]
 
 
 # the real retriever on the fixture manuals -----------------------------------------------------
