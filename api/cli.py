@@ -12,6 +12,7 @@ from api.commands.audit import audit
 from api.commands.diff import diff
 from api.commands.doctor import doctor
 from api.commands.documents import docs, rm, tree
+from api.commands.encoder import export_onnx, reembed
 from api.commands.ingest import ingest
 from api.commands.keys import keys
 from api.commands.query import evaluate, query
@@ -26,6 +27,8 @@ def main() -> None:
 
 
 for _command in (audit, diff, doctor, docs, rm, tree, ingest, keys, query, evaluate, serve):
+    main.add_command(_command)
+for _command in (reembed, export_onnx):
     main.add_command(_command)
 main.add_command(select_command, name="select")
 

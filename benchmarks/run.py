@@ -28,6 +28,12 @@ def _cluster() -> Result:
     return bench_cluster.main()
 
 
+def _encoder() -> Result:
+    from benchmarks import bench_encoder
+
+    return bench_encoder.main()
+
+
 def _http_load() -> Result:
     from benchmarks import bench_http_load
 
@@ -72,6 +78,7 @@ def _summarizers() -> Result:
 
 BENCHMARKS: dict[str, Callable[[], Result]] = {
     "cluster": _cluster,
+    "encoder": _encoder,
     "http_load": _http_load,
     "ingest": _ingest,
     "mix": _mix,

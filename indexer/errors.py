@@ -129,6 +129,13 @@ class ConfigError(OverstoryError):
     code = "config_error"
 
 
+class EncoderMismatchError(ConfigError):
+    """The store's vectors were made by another encoder than the one configured."""
+
+    status = 409
+    code = "encoder_mismatch"
+
+
 class JobInterruptedError(OverstoryError):
     """The server stopped while a job was running (recorded on the job after a restart)."""
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from indexer.clustering import make_restructure
-from indexer.embedding import Embedder, make_embedder
+from indexer.embedding import Embedder, encoder_identity, make_embedder
+from indexer.encoders import Reembedded, reembed, require_encoder
 from indexer.errors import BadInputError, NotFoundError, OverstoryError, UnreadableFileError
 from indexer.ingest import IngestContext, Restructure, ingest_document
 from indexer.parsers import supported_suffixes
@@ -77,6 +78,22 @@ class Index:
         return self._embedder
 
     @property
+    def encoder_name(self) -> str:
+        """The identity of the configured encoder's vectors (without loading the model)."""
+        return (
+            self._embedder.name if self._embedder is not None else encoder_identity(self.settings)
+        )
+
+    def require_encoder(self) -> None:
+        """Refuse a store whose served vectors another encoder made (see ``indexer.encoders``)."""
+        require_encoder(self.catalog, self.encoder_name)
+
+    def reembed(self, progress: ProgressFn = no_progress) -> Reembedded:
+        """Encode again every served build another encoder made, with the configured one."""
+        with self._ingest_lock():
+            return reembed(self.catalog, self.vectors, self.embedder, progress)
+
+    @property
     def summarizer(self) -> Summarizer:
         """The configured summarizer."""
         if self._summarizer is None:
@@ -121,6 +138,7 @@ class Index:
         report = IngestReport()
         started = time.perf_counter()
         with self._ingest_lock():
+            self.require_encoder()
             doc = ingest_document(
                 self._context(progress),
                 data,
@@ -136,7 +154,12 @@ class Index:
     def ingest_paths(
         self, paths: list[Path], *, progress: ProgressFn = no_progress
     ) -> IngestReport:
-        """Ingest files and folders; a failing file is reported and the others still ingested."""
+        """Ingest files and folders; a failing file is reported and the others still ingested.
+
+        Raises:
+            EncoderMismatchError: The store's vectors are another encoder's.
+        """
+        self.require_encoder()
         report = IngestReport()
         started = time.perf_counter()
         ctx = self._context(progress)
@@ -217,6 +240,8 @@ class Index:
         unpublished build are stored but not yet referenced, and a repair would delete them.
         """
         with self._ingest_lock():
+            if repair:
+                self.require_encoder()  # re-embedding gaps with another encoder would mix
             return self._check(repair=repair)
 
     def _check(self, *, repair: bool) -> dict[str, Any]:
@@ -231,8 +256,11 @@ class Index:
                 repaired["deleted"] = len(orphans)
             if missing:
                 repaired["embedded"] = self._reembed(set(missing))
+        encoders = self.catalog.served_encoders()
         return {
-            "consistent": not missing and not orphans,
+            "consistent": not missing and not orphans and set(encoders) <= {self.encoder_name},
+            "encoder": self.encoder_name,
+            "stored_encoders": {name: len(docs) for name, docs in sorted(encoders.items())},
             "vectors_expected": len(expected),
             "vectors_stored": len(stored),
             "missing": missing[:20],

@@ -39,11 +39,26 @@ class Settings(BaseSettings):
     embedder: Literal["minilm", "hashing"] = Field(
         "minilm", description="Embedding backend; `hashing` is a deterministic fake for tests."
     )
+    encoder_runtime: Literal["onnx", "torch"] = Field(
+        "onnx",
+        description="`minilm`: run the model on ONNX Runtime (no torch in the process; the same "
+        "vectors) or on torch through sentence-transformers.",
+    )
+    encoder_precision: Literal["fp32", "int8"] = Field(
+        "fp32",
+        description="`minilm` on ONNX: `int8` quantizes the weights (faster, close but not equal "
+        "vectors: a store made with one needs `overstory reembed` to use the other).",
+    )
+    onnx_dir: Path | None = Field(
+        None,
+        description="Folder of the exported ONNX model files; default "
+        "`<python prefix>/share/overstory/onnx` (written by `make install`).",
+    )
     torch_threads: int = Field(
-        1, ge=1, description="Torch threads used to encode a query (latency under load)."
+        1, ge=1, description="Encoder threads used to encode a query (latency under load)."
     )
     ingest_threads: int = Field(
-        2, ge=1, description="Torch threads used to encode passages during ingest (throughput)."
+        2, ge=1, description="Encoder threads used to encode passages during ingest (throughput)."
     )
     embed_batch_size: int = Field(32, ge=1, description="Passages per encode batch.")
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from indexer.embedding import Embedder, make_embedder
+from indexer.embedding import Embedder, encoder_identity, make_embedder
+from indexer.encoders import require_encoder
 from indexer.errors import NotFoundError
 from indexer.index import Index
 from indexer.reviews import review_states_by_id
@@ -104,6 +105,10 @@ class Retriever:
         self._intent_model: IntentModel | None = None
         self._mix_model: MixModel | None = None
         self._dense: DenseSearcher | None = None
+        # Query vectors of one model against stored vectors of another rank nonsense.
+        require_encoder(
+            self.catalog, embedder.name if embedder is not None else encoder_identity(settings)
+        )
 
     # collaborators, created on first use ---------------------------------------------------
     @property

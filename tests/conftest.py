@@ -16,7 +16,7 @@ for _name in [k for k in os.environ if k.startswith("OVERSTORY_")]:
 
 import pytest  # noqa: E402
 
-from indexer.embedding.minilm import MiniLMEmbedder  # noqa: E402
+from indexer.embedding import Embedder, make_embedder  # noqa: E402
 from indexer.index import Index  # noqa: E402
 from indexer.settings import Settings  # noqa: E402
 
@@ -25,9 +25,10 @@ FIXTURES = ROOT / "fixtures"
 
 
 @pytest.fixture(scope="session")
-def minilm() -> MiniLMEmbedder:
-    """The real bundled all-MiniLM-L6-v2 embedder, loaded once per test session."""
-    return MiniLMEmbedder(threads=2)
+def minilm() -> Embedder:
+    """The real bundled all-MiniLM-L6-v2 embedder as configured by default (ONNX Runtime),
+    loaded once per test session."""
+    return make_embedder(Settings(ingest_threads=2))
 
 
 @pytest.fixture
@@ -53,7 +54,7 @@ def fixtures_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def fixtures_index(tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbedder) -> Index:
+def fixtures_index(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Index:
     """All fixture manuals ingested once with the real embedding model. Read-only for tests."""
     store = tmp_path_factory.mktemp("fixtures-store")
     settings = Settings(store=store)

@@ -13,8 +13,8 @@ from sklearn.metrics import adjusted_rand_score
 from indexer.clustering import BACKENDS, ClusterRestructure, make_clusterer
 from indexer.clustering.base import candidate_ks
 from indexer.clustering.reuse import clusters_of
+from indexer.embedding import Embedder
 from indexer.embedding.hashing import HashingEmbedder
-from indexer.embedding.minilm import MiniLMEmbedder
 from indexer.hashing import hash_text
 from indexer.index import Index
 from indexer.settings import Settings
@@ -82,7 +82,7 @@ def _check_invariants(root: dict[str, Any], *, threshold: int) -> None:
 
 
 # 1. topics are recovered; the headingless fixture gets depth >= 2 ----------------------------
-def test_clusters_recover_five_shuffled_topics(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+def test_clusters_recover_five_shuffled_topics(tmp_path: Path, minilm: Embedder) -> None:
     rows = _topic_rows()
     assert len(rows) == 60 and len({r["topic"] for r in rows}) == 5
     text = _write_topics_doc(tmp_path / "topics.txt", rows)
@@ -104,7 +104,7 @@ def test_clusters_recover_five_shuffled_topics(tmp_path: Path, minilm: MiniLMEmb
     _check_invariants(root, threshold=settings.cluster_threshold)
 
 
-def test_headingless_transcript_gets_cluster_levels(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+def test_headingless_transcript_gets_cluster_levels(tmp_path: Path, minilm: Embedder) -> None:
     index = Index(Settings(store=tmp_path / "store"), embedder=minilm)
     report = index.ingest_paths([TRANSCRIPT])
     assert report.ok, report.errors
@@ -119,7 +119,7 @@ def test_headingless_transcript_gets_cluster_levels(tmp_path: Path, minilm: Mini
 
 
 # 2. two runs give identical trees and hashes -------------------------------------------------
-def test_two_builds_are_identical(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+def test_two_builds_are_identical(tmp_path: Path, minilm: Embedder) -> None:
     trees = []
     for run in ("a", "b"):
         index = Index(Settings(store=tmp_path / run), embedder=minilm)

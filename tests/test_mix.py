@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from indexer.embedding.minilm import MiniLMEmbedder
+from indexer.embedding import Embedder
 from indexer.errors import InvalidRequestError
 from indexer.index import Index
 from indexer.store.records import NodeRecord
@@ -57,7 +57,7 @@ def test_models_match_the_code() -> None:
     ],
 )
 def test_clear_questions_are_read_as_expected(
-    minilm: MiniLMEmbedder, question: str, expected: str
+    minilm: Embedder, question: str, expected: str
 ) -> None:
     intent = IntentModel.load().estimate(question, minilm.embed([question])[0])
     assert intent.label == expected, intent
@@ -216,7 +216,7 @@ def test_the_first_place_and_the_rest_are_ranked_by_their_own_weights() -> None:
 
 # the real retriever on the fixture manuals -----------------------------------------------------
 @pytest.fixture(scope="module")
-def retriever(fixtures_index: Index, minilm: MiniLMEmbedder) -> Retriever:
+def retriever(fixtures_index: Index, minilm: Embedder) -> Retriever:
     return Retriever(fixtures_index, embedder=minilm)
 
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from api.cli import main
-from indexer.embedding.minilm import MiniLMEmbedder
+from indexer.embedding import Embedder
 from indexer.errors import ConfigError
 from indexer.index import Index
 from indexer.settings import Settings
@@ -41,7 +41,7 @@ def store(fixtures_index: Index) -> Path:
 
 
 @pytest.fixture(scope="module")
-def retriever(fixtures_index: Index, minilm: MiniLMEmbedder) -> Retriever:
+def retriever(fixtures_index: Index, minilm: Embedder) -> Retriever:
     return Retriever(fixtures_index, embedder=minilm)
 
 
@@ -122,7 +122,7 @@ def test_every_result_has_provenance_that_resolves(
 
 @pytest.mark.parametrize("backend", ["none", "offline", "cross-encoder"])
 def test_every_reranker_backend(
-    backend: str, fixtures_index: Index, minilm: MiniLMEmbedder, cross_encoder_dir: Path
+    backend: str, fixtures_index: Index, minilm: Embedder, cross_encoder_dir: Path
 ) -> None:
     settings = fixtures_index.settings.model_copy(
         update={"reranker": backend, "cross_encoder_model": str(cross_encoder_dir)}
@@ -150,7 +150,7 @@ def test_every_reranker_backend(
 
 
 def test_cross_encoder_scores_are_the_result_scores(
-    fixtures_index: Index, minilm: MiniLMEmbedder, cross_encoder_dir: Path
+    fixtures_index: Index, minilm: Embedder, cross_encoder_dir: Path
 ) -> None:
     from sentence_transformers import CrossEncoder
 
@@ -174,7 +174,7 @@ def test_cross_encoder_scores_are_the_result_scores(
 
 
 def test_cross_encoder_misconfiguration_is_a_config_error(
-    fixtures_index: Index, minilm: MiniLMEmbedder, tmp_path: Path
+    fixtures_index: Index, minilm: Embedder, tmp_path: Path
 ) -> None:
     no_model = fixtures_index.settings.model_copy(update={"reranker": "cross-encoder"})
     with pytest.raises(ConfigError, match="cross_encoder_model"):

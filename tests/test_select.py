@@ -28,7 +28,7 @@ from fastapi.testclient import TestClient
 
 from api.routes.select import SelectResponse
 from api.routes.select import router as select_router
-from indexer.embedding.minilm import MiniLMEmbedder
+from indexer.embedding import Embedder
 from indexer.errors import (
     ConflictError,
     InvalidRequestError,
@@ -131,7 +131,7 @@ def coverage_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def topics_index(tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbedder) -> Index:
+def topics_index(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Index:
     """The labelled notes ingested with the real embedding model (stored vectors are MiniLM's)."""
     base = tmp_path_factory.mktemp("topics8")
     write_notes(base / "docs")

@@ -240,6 +240,31 @@ class Catalog(Database):
         )
         return {r[0] for r in rows}
 
+    def served_encoders(self) -> dict[str, list[str]]:
+        """The encoder of each served build's vectors, with the documents it serves."""
+        rows = self.db.execute(
+            "SELECT b.embedder, d.doc_id FROM documents d JOIN builds b"
+            " ON b.build_id = d.current_build ORDER BY d.doc_id"
+        )
+        out: dict[str, list[str]] = {}
+        for r in rows:
+            out.setdefault(r["embedder"], []).append(r["doc_id"])
+        return out
+
+    def served_builds_not_encoded_by(self, encoder: str) -> list[tuple[str, int]]:
+        """``(doc_id, build_id)`` of the served builds whose vectors another encoder made."""
+        rows = self.db.execute(
+            "SELECT d.doc_id, b.build_id FROM documents d JOIN builds b"
+            " ON b.build_id = d.current_build WHERE b.embedder != ? ORDER BY d.doc_id",
+            (encoder,),
+        )
+        return [(r["doc_id"], r["build_id"]) for r in rows]
+
+    def set_build_encoder(self, build_id: int, encoder: str) -> None:
+        """Record that a build's vectors are now ``encoder``'s."""
+        with self.write() as db:
+            db.execute("UPDATE builds SET embedder = ? WHERE build_id = ?", (encoder, build_id))
+
     def served_level_counts(self) -> dict[str, int]:
         """Nodes of served revisions, by level."""
         rows = self.db.execute(

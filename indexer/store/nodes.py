@@ -131,17 +131,17 @@ class NodeTable:
             " JOIN documents d ON n.build_id = d.current_build"
             " LEFT JOIN summaries s ON s.key = n.summary_key WHERE n.vector_id IS NOT NULL"
         )
-        out: dict[str, VectorSource] = {}
-        for r in rows:
-            if r["vector_id"] in wanted and r["vector_id"] not in out:
-                passage = r["level"] == "passage"
-                out[r["vector_id"]] = VectorSource(
-                    vector_id=r["vector_id"],
-                    doc_id=r["doc_id"],
-                    kind="p" if passage else "s",
-                    text=(r["text"] if passage else r["summary"]) or "",
-                )
-        return list(out.values())
+        return _vector_sources(r for r in rows if r["vector_id"] in wanted)
+
+    def vector_sources_of_build(self, build_id: int) -> list[VectorSource]:
+        """What each vector of one build was embedded from (one per vector id)."""
+        rows = self._db.db.execute(
+            "SELECT n.vector_id, n.doc_id, n.level, n.text, s.text AS summary FROM nodes n"
+            " LEFT JOIN summaries s ON s.key = n.summary_key"
+            " WHERE n.build_id = ? AND n.vector_id IS NOT NULL ORDER BY n.ordinal",
+            (build_id,),
+        )
+        return _vector_sources(rows)
 
     def vector_count(self, build_id: int) -> int:
         """Distinct vectors a build references."""
@@ -249,3 +249,17 @@ class NodeTable:
             if not n.is_passage:
                 out[n.node_id] = by_key.get(n.summary_key or "", ("", None))
         return out
+
+
+def _vector_sources(rows: Iterable[sqlite3.Row]) -> list[VectorSource]:
+    out: dict[str, VectorSource] = {}
+    for r in rows:
+        if r["vector_id"] not in out:
+            passage = r["level"] == "passage"
+            out[r["vector_id"]] = VectorSource(
+                vector_id=r["vector_id"],
+                doc_id=r["doc_id"],
+                kind="p" if passage else "s",
+                text=(r["text"] if passage else r["summary"]) or "",
+            )
+    return list(out.values())
