@@ -28,6 +28,12 @@ def _cluster() -> Result:
     return bench_cluster.main()
 
 
+def _crash() -> Result:
+    from benchmarks import bench_crash
+
+    return bench_crash.main()
+
+
 def _encoder() -> Result:
     from benchmarks import bench_encoder
 
@@ -78,6 +84,7 @@ def _summarizers() -> Result:
 
 BENCHMARKS: dict[str, Callable[[], Result]] = {
     "cluster": _cluster,
+    "crash": _crash,
     "encoder": _encoder,
     "http_load": _http_load,
     "ingest": _ingest,

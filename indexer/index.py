@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,9 +29,11 @@ from indexer.progress import ProgressFn, no_progress
 from indexer.reports import IngestReport
 from indexer.settings import Settings
 from indexer.store.catalog import Catalog
-from indexer.store.vectors import VectorStore, make_vector_store
+from indexer.store.vectors import VectorStore
+from indexer.store.vectors.recorded import RecordedVectorStore
 from indexer.summarizers import Summarizer, make_summarizer
 from indexer.treeview import tree_json
+from indexer.vector_health import Opened, open_vectors
 
 PublishHook = Callable[[Sequence[str]], None]
 """Called with the doc_ids whose served revision changed (new build or deleted), once per call
@@ -53,7 +56,14 @@ class Index:
         self.settings = settings
         settings.store.mkdir(parents=True, exist_ok=True)
         self.catalog = catalog if catalog is not None else open_catalog(settings)
-        self._vectors = vectors
+        self._vectors = (
+            vectors
+            if vectors is None or isinstance(vectors, RecordedVectorStore)
+            else RecordedVectorStore(vectors, self.catalog.vector_copies)
+        )
+        self.vector_repair: Opened | None = None
+        self._thread_lock = threading.RLock()
+        self._lock_held = False
         self._embedder = embedder
         self._summarizer = summarizer
         self._on_publish = tuple(on_publish)
@@ -65,9 +75,15 @@ class Index:
 
     @property
     def vectors(self) -> VectorStore:
-        """The vector store, opened on first use."""
+        """The vector store, opened on first use; rebuilt from SQLite if a crash damaged it
+        (``indexer.vector_health``; what was done is in :attr:`vector_repair`)."""
         if self._vectors is None:
-            self._vectors = make_vector_store(self.settings)
+            opened = open_vectors(self.settings, self.catalog, self._ingest_lock)
+            self._vectors = opened.store
+            self.vector_repair = opened
+            if opened.missing:
+                with self._ingest_lock():
+                    self._reembed(set(opened.missing))
         return self._vectors
 
     @property
@@ -106,13 +122,21 @@ class Index:
 
     @contextmanager
     def _ingest_lock(self) -> Iterator[None]:
-        # One writer per store across processes (CLI and service may share a store).
-        with open(self.settings.store / "ingest.lock", "w") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
+        # One writer per store across processes (CLI and service may share a store). Taken
+        # again by the thread holding it (opening the vector store inside a check), it is a
+        # no-op: a second flock of the same file would wait for ourselves.
+        with self._thread_lock:
+            if self._lock_held:
                 yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+                return
+            with open(self.settings.store / "ingest.lock", "w") as fh:
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                self._lock_held = True
+                try:
+                    yield
+                finally:
+                    self._lock_held = False
+                    fcntl.flock(fh, fcntl.LOCK_UN)
 
     def _context(self, progress: ProgressFn) -> IngestContext:
         return IngestContext(
@@ -245,8 +269,15 @@ class Index:
             return self._check(repair=repair)
 
     def _check(self, *, repair: bool) -> dict[str, Any]:
+        # Safe without --repair (no build is being written while we hold the lock): leftovers
+        # of builds that never got published go, and vectors SQLite holds are put back.
+        swept = self.catalog.vector_copies.unreferenced()
+        if swept:
+            self.vectors.delete(swept)
         expected = self.catalog.served_vector_ids()
         stored = self.vectors.all_ids()
+        restored = self._restore(expected - stored)
+        stored |= restored
         missing = sorted(expected - stored)
         orphans = sorted(stored - expected)
         repaired = {"deleted": 0, "embedded": 0}
@@ -267,8 +298,24 @@ class Index:
             "orphans": orphans[:20],
             "n_missing": len(missing),
             "n_orphans": len(orphans),
+            "swept": len(swept),
+            "restored": len(restored),
+            "rebuilt_from": str(self.vector_repair.rebuilt_from)
+            if self.vector_repair and self.vector_repair.rebuilt_from
+            else None,
             "repaired": repaired if repair else None,
         }
+
+    def _restore(self, wanted: set[str]) -> set[str]:
+        """Put back, from SQLite's copies, vectors the vector store lacks (nothing encoded)."""
+        done: set[str] = set()
+        inner = self.vectors.inner if isinstance(self.vectors, RecordedVectorStore) else None
+        if inner is None or not wanted:
+            return done
+        for ids, vectors, doc_ids, kinds in self.catalog.vector_copies.batches(wanted):
+            inner.upsert(ids, vectors, doc_ids=doc_ids, kinds=kinds)
+            done.update(ids)
+        return done
 
     def _reembed(self, wanted: set[str]) -> int:
         todo = self.catalog.nodes.served_vector_sources(wanted)

@@ -297,8 +297,10 @@ def _run_summarizer(ctx: IngestContext, pending: list[SummaryRequest]) -> Comput
 
 
 def _collect_garbage(ctx: IngestContext, *, doc_id: str, build_id: int) -> None:
-    """Remove this document's vectors that its served build no longer references."""
+    """Remove this document's vectors that its served build no longer references, and the
+    leftovers of any build that never got published (a crash, an abandoned upload)."""
     keep = ctx.catalog.vector_ids_of_build(build_id)
-    stale = sorted(ctx.vectors.ids_of_document(doc_id) - keep)
+    stale = set(ctx.vectors.ids_of_document(doc_id) - keep)
+    stale.update(ctx.catalog.vector_copies.unreferenced())
     if stale:
-        ctx.vectors.delete(stale)
+        ctx.vectors.delete(sorted(stale))

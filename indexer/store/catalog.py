@@ -27,6 +27,7 @@ from indexer.store.nodes import NodeTable
 from indexer.store.records import BuildInfo, NewSummary, ServedDocument, StoredSummary
 from indexer.store.reviews import ReviewTable
 from indexer.store.rows import NodeRow
+from indexer.store.vector_copies import VectorCopies
 
 _NODE_INSERT = (
     "INSERT INTO nodes (node_id, build_id, doc_id, parent_id, ordinal, level, title,"
@@ -46,6 +47,7 @@ class Catalog(Database):
         self.lint = LintFlagTable(self)
         self.keys = KeyTable(self)
         self.jobs = JobStore(self)
+        self.vector_copies = VectorCopies(self)
 
     # documents and builds ----------------------------------------------------------------
     def document(self, doc_id: str) -> sqlite3.Row | None:

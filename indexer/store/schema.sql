@@ -143,3 +143,13 @@ CREATE TABLE IF NOT EXISTS lint_flags (
     flags       TEXT NOT NULL,
     created_at  REAL NOT NULL
 );
+
+-- Every vector the vector store holds, kept here too (float32 bytes): the vector store is
+-- derived data, rebuilt from these when it is damaged, without encoding anything again.
+CREATE TABLE IF NOT EXISTS vector_copies (
+    vector_id TEXT PRIMARY KEY,
+    doc_id    TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    vector    BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS vector_copies_doc ON vector_copies (doc_id);
