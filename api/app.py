@@ -21,6 +21,7 @@ from api.metrics import Metrics
 from api.middleware import ServiceMiddleware
 from api.models import AUTH_ERRORS
 from api.routes import audit, audit_page, documents, health, jobs, keys, nodes, query, select
+from api.routes.docs_page import add_docs_page
 from api.service.jobs import JobRunner
 from api.service.keys import KeyStore
 from api.service.wiring import Stack, open_stack
@@ -57,7 +58,7 @@ def create_app(settings: Settings, *, stack: Stack | None = None) -> FastAPI:
         summary="Hierarchical summary index for retrieval over long structured documents.",
         version=_version(),
         lifespan=_lifespan(settings, stack, runner),
-        docs_url="/docs",
+        docs_url=None,  # served by add_docs_page, with local assets
         openapi_url="/openapi.json",
         redoc_url=None,
     )
@@ -76,6 +77,7 @@ def create_app(settings: Settings, *, stack: Stack | None = None) -> FastAPI:
     )
     add_error_handlers(app, upload_limit=settings.max_document_bytes)
     _include_routers(app)
+    add_docs_page(app, openapi_url="/openapi.json")
     return app
 
 
