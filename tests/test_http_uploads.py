@@ -69,9 +69,9 @@ BAD = [
         "too_large",
         "max_document_bytes",
     ),
-    ("../../etc/passwd.md", None, b"# x\n\ntext\n", 400, "bad_input", ".."),
-    ("ok.md", "../outside.md", b"# x\n\ntext\n", 400, "bad_input", ".."),
-    ("ok.md", "/etc/absolute.md", b"# x\n\ntext\n", 400, "bad_input", "relative"),
+    ("../../etc/passwd.md", None, b"# x\n\ntext\n", 422, "invalid_request", ".."),
+    ("ok.md", "../outside.md", b"# x\n\ntext\n", 422, "invalid_request", ".."),
+    ("ok.md", "/etc/absolute.md", b"# x\n\ntext\n", 422, "invalid_request", "relative"),
     ("manual.docx", None, b"PK\x03\x04 a word file", 415, "unsupported_format", ".docx"),
     ("no-extension", None, b"# x\n\ntext\n", 415, "unsupported_format", "unsupported file type"),
 ]
