@@ -49,19 +49,25 @@ def test_bad_forms_are_refused(raw: str, words: str) -> None:
         normalize_doc_id(raw)
 
 
-@pytest.fixture
-def svc(fast_settings: Settings) -> Iterator[Service]:
-    with service(fast_settings) as s:
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    store = tmp_path_factory.mktemp("doc-ids") / "store"
+    with service(Settings(store=store, embedder="hashing")) as s:
         yield s
+
+
+def _jobs(svc: Service) -> int:
+    return len(svc.client.get("/v1/jobs", headers=svc.as_role("editor")).json()["jobs"])
 
 
 @pytest.mark.parametrize(("raw", "words"), REFUSED)
 def test_http_upload_refuses_bad_doc_ids(svc: Service, raw: str, words: str) -> None:
+    before = _jobs(svc)
     r = svc.upload("ok.md", DOC, doc_id=raw)
     assert r.status_code == 422, r.text
     error = r.json()["error"]
     assert error["code"] == "invalid_request"
-    assert svc.client.get("/v1/jobs", headers=svc.as_role("editor")).json()["jobs"] == []
+    assert _jobs(svc) == before
 
 
 @pytest.mark.parametrize(("raw", "expected"), NORMALIZED)
@@ -69,8 +75,8 @@ def test_http_upload_normalizes_doc_ids(svc: Service, raw: str, expected: str) -
     job = svc.ingest("ok.md", DOC, doc_id=raw)
     assert job["doc_id"] == expected
     docs = svc.client.get("/v1/documents", headers=svc.as_role("reader")).json()["documents"]
-    assert [d["doc_id"] for d in docs] == [expected]
-    assert docs[0]["source"] == expected
+    assert {d["doc_id"]: d["source"] for d in docs}[expected] == expected
+    assert all(".." not in d["doc_id"] and "//" not in d["doc_id"] for d in docs)
     r = svc.client.get(
         "/v1/documents/" + raw.replace("\\", "%5C") + "/tree", headers=svc.as_role("reader")
     )

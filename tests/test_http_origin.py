@@ -16,9 +16,10 @@ from tests.test_error_shape import assert_canonical
 DOC = b"# Pump\n\n## 1 Seals\n\nReplace the seal kit every 500 hours of operation.\n"
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ThreadServer]:
-    settings = Settings(store=tmp_path / "s", embedder="hashing", auth="off")
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+    store = tmp_path_factory.mktemp("origin") / "store"
+    settings = Settings(store=store, embedder="hashing", auth="off")
     with ThreadServer(create_app(settings)) as srv:
         yield srv
 
@@ -51,15 +52,17 @@ FOREIGN = [
 def test_a_write_from_another_origin_is_refused(
     server: ThreadServer, headers: dict[str, str]
 ) -> None:
+    before = len(_jobs(server))
     r = _upload(server, headers)
     assert r.status_code == 403, r.text
     assert_canonical(r.json(), "forbidden_origin")
     r = httpx.delete(f"{server.url}/v1/keys/0123abcd", headers=headers, timeout=30)
     assert r.status_code == 403, r.text
-    assert _jobs(server) == []
+    assert len(_jobs(server)) == before
 
 
 def test_a_foreign_host_is_refused_for_every_request(server: ThreadServer) -> None:
+    before = len(_jobs(server))
     for method, path in (("GET", "/v1/documents"), ("GET", "/healthz"), ("GET", "/docs")):
         r = httpx.request(
             method, f"{server.url}{path}", headers={"Host": "rebind.evil.example"}, timeout=30
@@ -69,11 +72,12 @@ def test_a_foreign_host_is_refused_for_every_request(server: ThreadServer) -> No
         assert "rebind.evil.example" in error["message"]
     r = _upload(server, {"Host": f"rebind.evil.example:{server.port}"})
     assert r.status_code == 403
-    assert _jobs(server) == []
+    assert len(_jobs(server)) == before
 
 
 def test_same_origin_and_clients_without_origin_keep_working(server: ThreadServer) -> None:
     own = server.url
+    before = len(_jobs(server))
     assert _upload(server, {}).status_code == 202  # the CLI, curl: no Origin, no Referer
     assert _upload(server, {"Origin": own}, doc_id="b.md").status_code == 202
     assert _upload(server, {"Referer": f"{own}/docs"}, doc_id="c.md").status_code == 202
@@ -83,7 +87,7 @@ def test_same_origin_and_clients_without_origin_keep_working(server: ThreadServe
     # a read from another origin is not a write (the browser keeps the answer from the page)
     r = httpx.get(f"{own}/v1/documents", headers={"Origin": "http://evil.example"}, timeout=30)
     assert r.status_code == 200
-    assert len(_jobs(server)) == 4
+    assert len(_jobs(server)) == before + 4
 
 
 def test_allowed_hosts_setting_admits_a_named_host(tmp_path: Path) -> None:

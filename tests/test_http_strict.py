@@ -14,9 +14,11 @@ from tests.test_error_shape import assert_canonical
 DOC = b"# Pump\n\n## 1 Seals\n\nReplace the seal kit every 500 hours of operation.\n"
 
 
-@pytest.fixture
-def svc(fast_settings: Settings) -> Iterator[Service]:
-    with service(fast_settings.model_copy(update={"max_k": 7, "max_query_chars": 300})) as s:
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    store = tmp_path_factory.mktemp("strict") / "store"
+    settings = Settings(store=store, embedder="hashing", max_k=7, max_query_chars=300)
+    with service(settings) as s:
         s.app.state.index.ingest_bytes(DOC, doc_id="pump.md")
         yield s
 
