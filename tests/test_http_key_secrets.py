@@ -11,8 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
+from api.service.keys import KeyStore
 from indexer.errors import NotFoundError
 from indexer.settings import Settings
+from indexer.store.catalog import Catalog
 from tests.http_support import BIN, Service, bearer, free_port, service, wait_healthy
 from tests.test_error_shape import assert_canonical
 
@@ -65,14 +67,17 @@ def test_no_secret_reaches_the_server_log(serve_process: tuple[str, Path, Path])
 
 
 def test_the_store_revokes_by_id_only(tmp_path: Path) -> None:
-    with service(Settings(store=tmp_path / "s", embedder="hashing")) as svc:
-        store = svc.app.state.keys
+    catalog = Catalog(tmp_path / "overstory.db")
+    try:
+        store = KeyStore(catalog)
         secret, record = store.create(role="reader")
         with pytest.raises(NotFoundError) as caught:
             store.revoke(secret)
         assert secret not in str(caught.value)
         assert store.get(record.key_id).active
         assert not store.revoke(record.key_id).active
+    finally:
+        catalog.close()
 
 
 def _key_id(secret: str) -> str:

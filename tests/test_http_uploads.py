@@ -223,9 +223,11 @@ def test_a_200_mb_upload_is_stopped_at_the_limit_over_real_http(tmp_path: Path) 
             sock.sendall(head + b"Transfer-Encoding: chunked\r\n\r\n")
             sock.sendall(b"%x\r\n%s\r\n" % (len(part), part))
             deadline = time.monotonic() + 120
+            # poll, not select: a long test session may hold more than FD_SETSIZE descriptors
+            answered = select.poll()
+            answered.register(sock, select.POLLIN)
             while sent < size and time.monotonic() < deadline:
-                readable, _, _ = select.select([sock], [], [], 0)
-                if readable:
+                if answered.poll(0):
                     response = _read_response(sock)
                     break
                 try:
