@@ -11,25 +11,28 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 from anyio import to_thread
 from fastapi import Depends, FastAPI
 
-from api.deps import require_auditor, require_reader
+from api.deps import json_body_schema, require_auditor, require_reader
 from api.errors import add_error_handlers
+from api.logs import install_key_redaction
 from api.metrics import Metrics
 from api.middleware import ServiceMiddleware
 from api.models import AUTH_ERRORS
+from api.origin import LOOPBACK_HOSTS
 from api.routes import audit, audit_page, documents, health, jobs, keys, nodes, query, select
+from api.routes.docs_page import add_docs_page
 from api.service.jobs import JobRunner
 from api.service.keys import KeyStore
 from api.service.wiring import Stack, open_stack
 from indexer.errors import ConfigError
 from indexer.settings import Settings
+from retriever.selection import SelectionRequest
 
 log = logging.getLogger("overstory.http")
-
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 def create_app(settings: Settings, *, stack: Stack | None = None) -> FastAPI:
@@ -43,11 +46,12 @@ def create_app(settings: Settings, *, stack: Stack | None = None) -> FastAPI:
     Raises:
         ConfigError: ``auth = "off"`` with a host that is not loopback.
     """
-    if settings.auth == "off" and settings.host not in LOOPBACK:
+    if settings.auth == "off" and settings.host not in LOOPBACK_HOSTS:
         raise ConfigError(
             f"auth 'off' is for local development only; refusing to serve {settings.host} "
             "without API keys (use a loopback host or auth 'keys')"
         )
+    install_key_redaction()
     stack = stack if stack is not None else open_stack(settings)
     runner = JobRunner(stack.index)
     key_store = KeyStore(stack.index.catalog)
@@ -57,7 +61,7 @@ def create_app(settings: Settings, *, stack: Stack | None = None) -> FastAPI:
         summary="Hierarchical summary index for retrieval over long structured documents.",
         version=_version(),
         lifespan=_lifespan(settings, stack, runner),
-        docs_url="/docs",
+        docs_url=None,  # served by add_docs_page, with local assets
         openapi_url="/openapi.json",
         redoc_url=None,
     )
@@ -73,10 +77,35 @@ def create_app(settings: Settings, *, stack: Stack | None = None) -> FastAPI:
         keys=key_store,
         auth=settings.auth,
         upload_limit=settings.max_document_bytes,
+        allowed_hosts=tuple(settings.allowed_hosts),
     )
     add_error_handlers(app, upload_limit=settings.max_document_bytes)
     _include_routers(app)
+    add_docs_page(app, openapi_url="/openapi.json")
+    _document_store_limits(app, settings, stack)
     return app
+
+
+def _document_store_limits(app: FastAPI, settings: Settings, stack: Stack) -> None:
+    """Make ``/openapi.json`` show this store's limits (``max_k``, ``max_query_chars``).
+
+    The routes are declared with the default limits (module level); the bodies they read are
+    validated by the store's models, so the schema is patched to those.
+    """
+    bodies = {
+        "/v1/query": stack.retriever.request_model,
+        "/v1/select": SelectionRequest.with_limits(max_k=settings.max_k),
+    }
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            for path, model in bodies.items():
+                schema["paths"][path]["post"].update(json_body_schema(model))
+        return app.openapi_schema or generate()
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _lifespan(

@@ -6,6 +6,8 @@ One pure ASGI middleware (no ``BaseHTTPMiddleware``: it would buffer streaming b
 - a request body over its limit is refused with 413 before it is read (``Content-Length``) or as
   soon as it crosses the limit (chunked): uploads may carry ``max_document_bytes`` plus
   multipart overhead, any other request 1 MiB;
+- with auth off, a request from a foreign ``Host`` or a write from another origin is refused
+  (:mod:`api.origin`: CSRF and DNS rebinding);
 - a ``/v1`` request is authenticated here, before its body is read, so an anonymous client
   cannot make the service spool an upload; the routes' role dependencies then authorize it;
 - an unexpected exception is logged once with an incident id and answered with the canonical
@@ -23,15 +25,22 @@ import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.metrics import Metrics
+from api.origin import check_request
 from api.service.keys import ApiKey, KeyStore
-from indexer.errors import AuthError, OverstoryError, TooLargeError, error_body
+from indexer.errors import (
+    AuthError,
+    ForbiddenOriginError,
+    OverstoryError,
+    TooLargeError,
+    error_body,
+)
 
 log = logging.getLogger("overstory.http")
 
 JSON_BODY_LIMIT = 1024 * 1024
 MULTIPART_SLACK = 1024 * 1024
 BODY_TOO_LARGE = "overstory.body_too_large"
-DEV_PRINCIPAL = ApiKey(key_id="dev", role="admin", name="auth off (development)", created_at=0.0)
+DEV_PRINCIPAL = ApiKey(key_id="local", role="admin", name="auth off (development)", created_at=0.0)
 
 
 class _BodyTooLarge(Exception):
@@ -74,12 +83,14 @@ class ServiceMiddleware:
         keys: KeyStore,
         auth: str,
         upload_limit: int,
+        allowed_hosts: tuple[str, ...] = (),
     ) -> None:
         self.app = app
         self.metrics = metrics
         self.keys = keys
         self.auth = auth
         self.upload_limit = upload_limit
+        self.allowed_hosts = allowed_hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,22 +107,10 @@ class ServiceMiddleware:
 
         route: str = "(unmatched)"
         try:
-            path = scope["path"]
-            upload = scope["method"] == "POST" and path.rstrip("/") == "/v1/documents"
-            limit = self.upload_limit + MULTIPART_SLACK if upload else JSON_BODY_LIMIT
-            declared = _content_length(scope)
-            if declared is not None and declared > limit:
-                await self._refuse(send_tracked, too_large_error(limit, upload=upload))
-                route = "(refused)"
+            refused, limit = await self._admit(scope, send_tracked)
+            if refused is not None:
+                route = refused
                 return
-            if path == "/v1" or path.startswith("/v1/"):
-                try:
-                    principal = await self._authenticate(scope)
-                except AuthError as exc:
-                    await self._refuse(send_tracked, exc)
-                    route = "(unauthenticated)"
-                    return
-                scope.setdefault("state", {})["principal"] = principal
             await self.app(scope, _limited(scope, receive, limit), send_tracked)
             matched = scope.get("route")
             if matched is not None:
@@ -140,6 +139,34 @@ class ServiceMiddleware:
                 status=int(state["status"]),
                 seconds=time.perf_counter() - started,
             )
+
+    async def _admit(self, scope: Scope, send: Send) -> tuple[str | None, int]:
+        """Answer a request refused before the app sees it (origin, size, key).
+
+        Returns:
+            The refusal's route label for the metrics (None: admitted) and the body limit.
+        """
+        path = scope["path"]
+        upload = scope["method"] == "POST" and path.rstrip("/") == "/v1/documents"
+        limit = self.upload_limit + MULTIPART_SLACK if upload else JSON_BODY_LIMIT
+        try:
+            if self.auth == "off":
+                check_request(scope, allowed_hosts=self.allowed_hosts)
+        except ForbiddenOriginError as exc:
+            await self._refuse(send, exc)
+            return "(forbidden origin)", limit
+        declared = _content_length(scope)
+        if declared is not None and declared > limit:
+            await self._refuse(send, too_large_error(limit, upload=upload))
+            return "(refused)", limit
+        if path == "/v1" or path.startswith("/v1/"):
+            try:
+                principal = await self._authenticate(scope)
+            except AuthError as exc:
+                await self._refuse(send, exc)
+                return "(unauthenticated)", limit
+            scope.setdefault("state", {})["principal"] = principal
+        return None, limit
 
     async def _authenticate(self, scope: Scope) -> ApiKey:
         if self.auth == "off":

@@ -24,14 +24,14 @@ class ErrorBody(BaseModel):
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` entries documenting canonical error bodies."""
     text = {
-        400: "Bad input (e.g. an empty or binary file, a doc_id with '..').",
+        400: "Bad input (e.g. an empty or binary file).",
         401: "No API key, or an unknown or revoked one.",
-        403: "The API key's role does not allow this.",
+        403: "The API key's role does not allow this (auth off: another origin or host).",
         404: "No such resource.",
         409: "The resource is not in a state that allows this.",
         413: "The upload or request body is too large.",
         415: "Unsupported file type.",
-        422: "Invalid request (a field, a limit, or a file that cannot be parsed).",
+        422: "Invalid request (a field, a limit, a doc_id with '..', an unparseable file).",
         429: "Too many ingestion jobs queued; retry later.",
         503: "A dependency (SQLite, the vector store) is unavailable.",
     }

@@ -9,6 +9,7 @@
     │   └── UnreadableFileError         400 unreadable
     ├── AuthError                       401 unauthorized
     │   └── ForbiddenError              403 forbidden
+    │       └── ForbiddenOriginError    403 forbidden_origin (auth off: another origin or host)
     ├── NotFoundError                   404 not_found
     ├── MethodNotAllowedError           405 method_not_allowed
     ├── ConflictError                   409 conflict
@@ -93,6 +94,12 @@ class AuthError(OverstoryError):
 class ForbiddenError(AuthError):
     status = 403
     code = "forbidden"
+
+
+class ForbiddenOriginError(ForbiddenError):
+    """With auth off: a request from a foreign ``Host``, or a write from another origin."""
+
+    code = "forbidden_origin"
 
 
 class NotFoundError(OverstoryError):

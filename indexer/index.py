@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from indexer.clustering import make_restructure
+from indexer.doc_ids import normalize_doc_id
 from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import Reembedded, reembed, require_encoder
-from indexer.errors import BadInputError, NotFoundError, OverstoryError, UnreadableFileError
+from indexer.errors import NotFoundError, OverstoryError, UnreadableFileError
 from indexer.ingest import IngestContext, Restructure, ingest_document
 from indexer.parsers import supported_suffixes
 from indexer.plan import IngestPlan, plan_document
@@ -158,7 +159,12 @@ class Index:
         filename: str | None = None,
         progress: ProgressFn = no_progress,
     ) -> IngestReport:
-        """Ingest one document given as bytes (an HTTP upload)."""
+        """Ingest one document given as bytes (an HTTP upload).
+
+        Raises:
+            InvalidRequestError: ``doc_id`` is not a valid doc_id (``indexer.doc_ids``).
+        """
+        doc_id = normalize_doc_id(doc_id)
         report = IngestReport()
         started = time.perf_counter()
         with self._ingest_lock():
@@ -225,6 +231,7 @@ class Index:
 
     def delete(self, doc_id: str) -> None:
         """Remove a document and its vectors."""
+        doc_id = normalize_doc_id(doc_id)
         self.catalog.require_document(doc_id)
         with self._ingest_lock():
             self.catalog.delete_document(doc_id)
@@ -254,7 +261,7 @@ class Index:
 
     def tree(self, doc_id: str) -> dict[str, Any]:
         """The served tree of a document as nested JSON (see ``overstory tree --json``)."""
-        row = self.catalog.require_document(doc_id)
+        row = self.catalog.require_document(normalize_doc_id(doc_id))
         return tree_json(self.catalog, int(row["current_build"]))
 
     def check(self, *, repair: bool = False) -> dict[str, Any]:
@@ -344,7 +351,8 @@ def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
     """Files to ingest with their ``doc_id``.
 
     A folder contributes every supported file below it, its ``doc_id`` the path relative to the
-    folder; a file given directly keeps the path as given.
+    folder; a file given directly gets its name (relative to its own folder): a doc_id is never
+    a host path.
     """
     suffixes = supported_suffixes()
     for given in paths:
@@ -354,9 +362,9 @@ def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
                 if any(part.startswith(".") for part in rel.parts) or not path.is_file():
                     continue
                 if _suffix(path) in suffixes:
-                    yield path, rel.as_posix()
+                    yield path, normalize_doc_id(rel.as_posix())
         elif given.exists():
-            yield given, given.as_posix()
+            yield given, normalize_doc_id(given.name)
         else:
             raise NotFoundError(f"{given}: no such file or folder")
 
@@ -373,14 +381,3 @@ def _suffix(path: Path) -> str:
     if name.endswith(".gz"):
         return "".join(path.suffixes[-2:]).lower()
     return path.suffix.lower()
-
-
-def validate_doc_id(doc_id: str) -> str:
-    """A doc_id usable as an identifier: relative, no ``..``, no control characters."""
-    if not doc_id or len(doc_id) > 512:
-        raise BadInputError("doc_id must be 1 to 512 characters")
-    if doc_id.startswith("/") or any(p == ".." for p in doc_id.split("/")):
-        raise BadInputError(f"doc_id {doc_id!r} must be a relative path without '..'")
-    if any(ord(ch) < 32 for ch in doc_id):
-        raise BadInputError("doc_id contains control characters")
-    return doc_id

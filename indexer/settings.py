@@ -219,6 +219,11 @@ class Settings(BaseSettings):
         description="`keys`: every /v1 request needs an API key; `off`: local development "
         "without keys (loopback hosts only, announced by a warning banner at start).",
     )
+    allowed_hosts: list[str] = Field(
+        ["127.0.0.1", "localhost", "::1"],
+        description="With auth `off`: `Host` names (any port) a request may carry; loopback "
+        "names are always allowed, others are refused with 403 (DNS rebinding).",
+    )
     max_query_chars: int = Field(
         2000, ge=1, description="Longest query text accepted (longer: HTTP 422)."
     )

@@ -15,12 +15,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from indexer.errors import InvalidRequestError
 
 M = TypeVar("M", bound=BaseModel)
+
+# The configuration of every request model (HTTP bodies, CLI requests): no coercion (``true`` or
+# ``"5"`` is not a number, ``"yes"`` not a boolean) and no unknown fields.
+REQUEST_CONFIG = ConfigDict(strict=True, extra="forbid")
 
 # Where FastAPI found a value: the first part of its error locations, not part of the field name.
 _SOURCES = ("body", "query", "path", "header", "cookie")

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from indexer.settings import Settings
-from indexer.validation import limit_error
+from indexer.validation import REQUEST_CONFIG, limit_error
 
 Kind = Literal["passage", "summary"]
 Intent = Literal["auto", "passage", "section", "document"]
@@ -48,7 +48,7 @@ class QueryRequest(BaseModel):
     The plain class holds the default limits; ``with_limits`` gives the model of other ones.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_document_limits)
+    model_config = ConfigDict(**REQUEST_CONFIG, frozen=True, json_schema_extra=_document_limits)
 
     limits: ClassVar[QueryLimits] = QueryLimits()
 

@@ -96,7 +96,8 @@ def service(settings: Settings, *, index: Index | None = None) -> Iterator[Servi
     stack = Stack(index=index, retriever=Retriever(index)) if index is not None else None
     app = create_app(settings, stack=stack)
     keys = {role: app.state.keys.create(role=role, name=f"test-{role}")[0] for role in ROLES}
-    with TestClient(app, raise_server_exceptions=False) as client:
+    # a loopback Host, as a local client sends it (auth off refuses other hosts)
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
         yield Service(app=app, client=client, keys=keys)
 
 

@@ -124,7 +124,7 @@ def test_two_builds_are_identical(tmp_path: Path, minilm: Embedder) -> None:
     for run in ("a", "b"):
         index = Index(Settings(store=tmp_path / run), embedder=minilm)
         assert index.ingest_paths([TRANSCRIPT]).ok
-        trees.append(json.dumps(index.tree(TRANSCRIPT.as_posix()), sort_keys=True))
+        trees.append(json.dumps(index.tree(TRANSCRIPT.name), sort_keys=True))
         index.close()
     assert trees[0] == trees[1]
     assert '"level": "cluster"' in trees[0]
@@ -136,7 +136,7 @@ def test_two_processes_give_identical_trees(tmp_path: Path) -> None:
         env = {**HASHING, "PYTHONHASHSEED": hash_seed}
         store = str(tmp_path / run)
         run_cli("ingest", str(TRANSCRIPT), "--store", store, "--json", env=env)
-        doc_id = TRANSCRIPT.as_posix()
+        doc_id = TRANSCRIPT.name
         _, tree, _ = run_cli("tree", doc_id, "--store", store, "--json", env=env)
         outputs.append(json.dumps(tree, sort_keys=True))
     assert outputs[0] == outputs[1]
@@ -328,7 +328,7 @@ def test_reuse_or_recluster_depends_on_how_much_changed() -> None:
 def test_cli_tree_shows_cluster_nodes_like_heading_nodes(tmp_path: Path) -> None:
     store = str(tmp_path / "store")
     run_cli("ingest", str(TRANSCRIPT), "--store", store, "--json", env=HASHING)
-    _, tree, _ = run_cli("tree", TRANSCRIPT.as_posix(), "--store", store, "--json", env=HASHING)
+    _, tree, _ = run_cli("tree", TRANSCRIPT.name, "--store", store, "--json", env=HASHING)
     clusters = [n for n in walk(tree) if n["level"] == "cluster"]
     assert clusters
     for c in clusters:
@@ -336,5 +336,5 @@ def test_cli_tree_shows_cluster_nodes_like_heading_nodes(tmp_path: Path) -> None
         assert c["summary"] and c["summarizer"]["backend"] == "extractive"
         assert c["heading_path"] == tree["heading_path"]
         assert len(c["covers"]["ids"]) == c["covers"]["passages"] > 0
-    _, text, _ = run_cli("tree", TRANSCRIPT.as_posix(), "--store", store, env=HASHING)
+    _, text, _ = run_cli("tree", TRANSCRIPT.name, "--store", store, env=HASHING)
     assert "cluster: " in text

@@ -38,7 +38,7 @@ def test_correction_rebuilds_ancestors_and_goes_stale_on_source_change(
     doc = tmp_path / "valve.md"
     doc.write_text(MANUAL)
     fast_index.ingest_paths([doc])
-    doc_id = doc.as_posix()
+    doc_id = doc.name
     tree = fast_index.tree(doc_id)
     opening = _node(tree, "1.1 Opening")
     review(
@@ -79,7 +79,7 @@ def test_query_results_serve_the_correction_and_its_status(
     doc = tmp_path / "valve.md"
     doc.write_text(MANUAL)
     fast_index.ingest_paths([doc])
-    opening = _node(fast_index.tree(doc.as_posix()), "1.1 Opening")
+    opening = _node(fast_index.tree(doc.name), "1.1 Opening")
     review(
         fast_index.catalog,
         opening["node_id"],

@@ -62,7 +62,7 @@ def test_diff_lists_added_removed_moved_and_changed(tmp_path: Path) -> None:
     run_cli("ingest", str(doc), "--store", store, "--json", env=HASHING)
     doc.write_text(V2)
     run_cli("ingest", str(doc), "--store", store, "--json", env=HASHING)
-    _, result, _ = run_cli("diff", str(doc), "--store", store, "--json", env=HASHING)
+    _, result, _ = run_cli("diff", doc.name, "--store", store, "--json", env=HASHING)
     by_kind: dict[str, list[list[str]]] = {}
     for c in result["changes"]:
         by_kind.setdefault(c["change"], []).append(c["heading_path"][1:])
@@ -78,6 +78,6 @@ def test_diff_lists_added_removed_moved_and_changed(tmp_path: Path) -> None:
     assert result["from"] != result["to"]
 
     code, err, stderr = run_cli(
-        "diff", str(doc), "--from", "ffff", "--store", store, "--json", env=HASHING, check=False
+        "diff", doc.name, "--from", "ffff", "--store", store, "--json", env=HASHING, check=False
     )
     assert code == 1 and err["error"]["code"] == "not_found"

@@ -101,7 +101,11 @@ def test_serve_bootstraps_an_admin_key_once(
     index = Index(settings)
     _bootstrap_key(settings, index)
     printed = capsys.readouterr().err
-    key = next(w for w in printed.split() if w.startswith("ovs_"))
+    path = settings.store / "bootstrap-admin.key"
+    assert str(path) in printed
+    assert (path.stat().st_mode & 0o777) == 0o600
+    key = path.read_text().strip()
+    assert key.startswith("ovs_") and key not in printed and key.split("_")[-1] not in printed
     with service(settings, index=index) as svc:
         assert svc.client.get("/v1/keys", headers=bearer(key)).status_code == 200
     _bootstrap_key(settings, index)

@@ -109,7 +109,7 @@ def test_prompt_version_change_recomputes_everything(
     second = v2.ingest_paths([md])
     assert second.summarizer_calls == total
     assert second.cache_hits == 0
-    tree = v2.tree(md.as_posix())
+    tree = v2.tree(md.name)
     assert {n["summarizer"]["prompt_version"] for n in walk(tree) if n["summary"]} == {"v2"}
     back = Index(fast_settings, summarizer=ExtractiveSummarizer(prompt_version="v1"))
     third = back.ingest_paths([md])

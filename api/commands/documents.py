@@ -9,6 +9,7 @@ import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
 from api.service.wiring import open_stack
+from indexer.doc_ids import normalize_doc_id
 from indexer.index import Index
 
 
@@ -62,6 +63,7 @@ def _print(node: dict[str, Any], depth: int) -> None:
 @handle_errors
 def rm(doc_id: str, store: Path | None, as_json: bool) -> None:
     """Delete a document, all its revisions and its vectors."""
+    doc_id = normalize_doc_id(doc_id)
     open_stack(settings_from(store)).index.delete(doc_id)  # with the publish hooks
     if as_json:
         emit_json({"deleted": doc_id})

@@ -71,7 +71,7 @@ def list_keys(store: Path | None, as_json: bool) -> None:
 @json_option
 @handle_errors
 def revoke(key_id: str, store: Path | None, as_json: bool) -> None:
-    """Revoke a key (by its id, or the key itself); it is refused from then on."""
+    """Revoke a key by its id (`keys list`), never the key itself; it is refused from then on."""
     record = _key_store(store).revoke(key_id)
     if as_json:
         emit_json({"revoked": record.key_id, **record.to_json()})

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from api.commands.common import handle_errors, settings_from, store_option
-from api.service.keys import KeyStore
+from api.service.keys import BOOTSTRAP_KEY_FILE, KeyStore, write_secret
 from api.service.wiring import open_stack
 from indexer.index import Index
 from indexer.progress import ProgressEvent, ProgressFn
@@ -49,21 +49,28 @@ def _index_fixtures(index: Index, folder: Path) -> None:
 
 
 def _bootstrap_key(settings: Settings, index: Index) -> None:
-    """On a store without any key, create an admin key and print it once."""
+    """On a store without any key, create an admin key and write it to a file of the store.
+
+    The key goes to ``<store>/bootstrap-admin.key`` (mode 0600), never to the server's log:
+    only the file's path is printed.
+    """
     store = KeyStore(index.catalog)
     if store.count():
         return
+    path = settings.store / BOOTSTRAP_KEY_FILE
     key, record = store.create(role="admin", name="bootstrap-admin")
+    write_secret(path, key + "\n")
     url = f"http://{settings.host}:{settings.port}"
     bar = "=" * 78
     click.echo(
         f"\n{bar}\n"
-        f" This store had no API key, so an admin key was created. It is shown ONCE:\n\n"
-        f"     {key}\n\n"
-        f" Use it in {url}/docs (Authorize) or:\n"
-        f"     curl -H 'Authorization: Bearer {key}' {url}/v1/documents\n"
+        f" This store had no API key, so an admin key ({record.key_id}) was created and\n"
+        f" written to {path} (readable by this user only). Use it in\n"
+        f" {url}/docs (Authorize) or:\n"
+        f'     curl -H "Authorization: Bearer $(cat {path})" {url}/v1/documents\n'
         f" Make keys for clients: overstory keys create --role reader --store {settings.store}\n"
         f" Revoke this one later:  overstory keys revoke {record.key_id} --store {settings.store}\n"
+        f" and delete the file once the key is kept elsewhere.\n"
         f"{bar}\n",
         err=True,
     )
@@ -91,8 +98,9 @@ def serve(
     """Serve the HTTP API (OpenAPI docs at /docs).
 
     Every /v1 request needs an API key (`overstory keys create`); on a store without any key
-    an admin key is created and printed once. Setting auth = "off" (OVERSTORY_AUTH=off) serves
-    without keys, on a loopback host only, for local development.
+    an admin key is created and written to <store>/bootstrap-admin.key (mode 0600; only the
+    path is printed). Setting auth = "off" (OVERSTORY_AUTH=off) serves without keys, on a
+    loopback host only, for local development.
     """
     import uvicorn
 

@@ -202,7 +202,11 @@ async def post_review(
     """Record a review; a correction becomes the node's served summary and is linted."""
     result = await run_in_threadpool(
         lambda: record_review(
-            index.catalog, node_id, body, reviewer=principal.name or principal.key_id
+            index.catalog,
+            node_id,
+            body,
+            reviewer=principal.name or principal.key_id,
+            key_id=principal.key_id,
         )
     )
     return ReviewResultPublic.model_validate(result)
@@ -212,7 +216,7 @@ async def post_review(
     "/audit/log",
     response_model=AuditLogPublic,
     responses=errors(401, 403, 422),
-    summary="Who reviewed what, newest first",
+    summary="Who reviewed or changed what, newest first",
 )
 async def get_log(
     index: IndexDep,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, Annotated, Any
 
-from fastapi import APIRouter, File, Form, Query, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -18,7 +18,9 @@ from api.deps import EditorDep, IndexDep, ReaderDep, RunnerDep
 from api.models import errors
 from api.routes.jobs import JobCreatedPublic
 from api.routes.nodes import TreeNodePublic
+from api.service.actions import record_write
 from indexer.diff import diff_revisions
+from indexer.doc_ids import DOC_ID_MAX_CHARS, normalize_doc_id
 from indexer.errors import InvalidRequestError
 
 router = APIRouter(prefix="/v1", tags=["documents"])
@@ -55,6 +57,27 @@ class DocumentDeleted(BaseModel):
     deleted: str
 
 
+_FORM_FIELDS = frozenset({"file", "doc_id"})
+
+
+async def known_form_fields(request: Request) -> None:
+    """Refuse an upload form with fields other than ``file`` and ``doc_id`` (like JSON bodies)."""
+    form = await request.form()  # parsed once: FastAPI has read it already
+    unknown = sorted(set(form.keys()) - _FORM_FIELDS)
+    if unknown:
+        raise InvalidRequestError(
+            f"unknown form field {unknown[0]!r} (fields: file, doc_id)",
+            detail=[
+                {
+                    "loc": ["body", name],
+                    "msg": "Extra inputs are not permitted",
+                    "type": "extra_forbidden",
+                }
+                for name in unknown
+            ],
+        )
+
+
 def _chunks(fh: IO[bytes]) -> Iterator[bytes]:
     while chunk := fh.read(_CHUNK):
         yield chunk
@@ -66,10 +89,11 @@ def _chunks(fh: IO[bytes]) -> Iterator[bytes]:
     response_model=JobCreatedPublic,
     responses=errors(400, 401, 403, 413, 415, 422, 429),
     summary="Upload a document (new or a new revision): starts an ingestion job",
+    dependencies=[Depends(known_form_fields)],
 )
 def upload_document(
     runner: RunnerDep,
-    _: EditorDep,
+    principal: EditorDep,
     response: Response,
     file: Annotated[
         UploadFile,
@@ -77,7 +101,10 @@ def upload_document(
     ],
     doc_id: Annotated[
         str | None,
-        Form(description="Stable id of the document; default: the uploaded file's name."),
+        Form(
+            max_length=DOC_ID_MAX_CHARS,
+            description="Stable id of the document; default: the uploaded file's name.",
+        ),
     ] = None,
 ) -> JobCreatedPublic:
     """Check the upload (name, type, size, that it parses), save it and queue its ingestion.
@@ -91,9 +118,18 @@ def upload_document(
     if not doc_id:
         raise InvalidRequestError("the uploaded file has no name: give a doc_id")
     name = filename or doc_id
-    runner.check_upload(doc_id=doc_id, filename=name)
+    doc_id = runner.check_upload(doc_id=doc_id, filename=name)
     upload = runner.save_upload(_chunks(file.file))
     job = runner.submit(upload, doc_id=doc_id, filename=name)
+    record_write(
+        runner.index.catalog,
+        principal,
+        "document.upload",
+        doc_id=job.doc_id,
+        job_id=job.job_id,
+        filename=name,
+        size=upload.size,
+    )
     response.headers["Location"] = f"/v1/jobs/{job.job_id}"
     return JobCreatedPublic(job_id=job.job_id, doc_id=job.doc_id, status=job.status)
 
@@ -113,12 +149,12 @@ async def list_documents(index: IndexDep, _: ReaderDep) -> DocumentsPublic:
 @router.get(
     "/documents/{doc_id:path}/tree",
     response_model=TreeNodePublic,
-    responses=errors(401, 403, 404),
+    responses=errors(401, 403, 404, 422),
     summary="A document's served tree",
 )
 async def document_tree(doc_id: str, index: IndexDep, _: ReaderDep) -> Any:
     """The served revision's tree: headings or clusters with summaries, down to passages."""
-    return await run_in_threadpool(index.tree, doc_id)
+    return await run_in_threadpool(index.tree, normalize_doc_id(doc_id))
 
 
 class SectionChangePublic(BaseModel):
@@ -147,7 +183,7 @@ class DiffPublic(BaseModel):
     "/documents/{doc_id:path}/diff",
     response_model=DiffPublic,
     response_model_by_alias=True,
-    responses=errors(401, 403, 404),
+    responses=errors(401, 403, 404, 422),
     summary="What changed between two revisions of a document",
 )
 async def document_diff(
@@ -159,7 +195,7 @@ async def document_diff(
 ) -> Any:
     """Sections added, removed, moved and changed; default: the last two revisions."""
     result = await run_in_threadpool(
-        diff_revisions, index.catalog, doc_id, from_revision=from_, to_revision=to
+        diff_revisions, index.catalog, normalize_doc_id(doc_id), from_revision=from_, to_revision=to
     )
     return result.to_json()
 
@@ -167,10 +203,14 @@ async def document_diff(
 @router.delete(
     "/documents/{doc_id:path}",
     response_model=DocumentDeleted,
-    responses=errors(401, 403, 404),
+    responses=errors(401, 403, 404, 422),
     summary="Delete a document, all its revisions and its vectors",
 )
-async def delete_document(doc_id: str, index: IndexDep, _: EditorDep) -> DocumentDeleted:
+async def delete_document(doc_id: str, index: IndexDep, principal: EditorDep) -> DocumentDeleted:
     """Remove a document. Waits for an ingestion running in the store to finish first."""
+    doc_id = normalize_doc_id(doc_id)
     await run_in_threadpool(index.delete, doc_id)
+    await run_in_threadpool(
+        record_write, index.catalog, principal, "document.delete", doc_id=doc_id
+    )
     return DocumentDeleted(deleted=doc_id)

@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import EditorDep, RunnerDep
 from api.models import errors
+from api.service.actions import record_write
 
 router = APIRouter(prefix="/v1", tags=["jobs"])
 
@@ -98,12 +99,22 @@ async def get_job(job_id: str, runner: RunnerDep, _: EditorDep) -> JobPublic:
     summary="Run a failed job again from its kept upload",
 )
 async def retry_job(
-    job_id: str, runner: RunnerDep, _: EditorDep, response: Response
+    job_id: str, runner: RunnerDep, principal: EditorDep, response: Response
 ) -> JobCreatedPublic:
     """A failed job whose upload was kept (interrupted, backend error) runs again as a new job.
 
     Summaries and vectors computed before the failure are reused.
     """
     job = await run_in_threadpool(runner.retry, job_id)
+    await run_in_threadpool(
+        lambda: record_write(
+            runner.index.catalog,
+            principal,
+            "document.retry",
+            doc_id=job.doc_id,
+            job_id=job.job_id,
+            retried=job_id,
+        )
+    )
     response.headers["Location"] = f"/v1/jobs/{job.job_id}"
     return JobCreatedPublic(job_id=job.job_id, doc_id=job.doc_id, status=job.status)

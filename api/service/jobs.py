@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from indexer.doc_ids import normalize_doc_id
 from indexer.errors import (
     BadInputError,
     ConfigError,
@@ -39,7 +40,7 @@ from indexer.errors import (
     TooManyJobsError,
     UnsupportedFormatError,
 )
-from indexer.index import Index, validate_doc_id
+from indexer.index import Index
 from indexer.parsers import parse_bytes
 from indexer.parsers.registry import is_supported, supported_suffixes
 from indexer.progress import ProgressEvent
@@ -134,20 +135,22 @@ class JobRunner:
                 path.unlink(missing_ok=True)
 
     # submitting ------------------------------------------------------------------------------
-    def check_upload(self, *, doc_id: str, filename: str) -> None:
-        """Reject a bad name or type before reading the body.
+    def check_upload(self, *, doc_id: str, filename: str) -> str:
+        """Reject a bad name or type before reading the body; the normalized doc_id.
 
         Raises:
-            BadInputError: ``doc_id`` is absolute, contains ``..`` or control characters.
+            InvalidRequestError: ``doc_id`` is absolute, contains ``..`` or control characters,
+                is empty or too long (``indexer.doc_ids``).
             UnsupportedFormatError: No parser for the file name's extension.
         """
-        validate_doc_id(doc_id)
+        doc_id = normalize_doc_id(doc_id)
         if not is_supported(filename):
             supported = ", ".join(sorted(s for s in supported_suffixes() if not s.endswith(".gz")))
             raise UnsupportedFormatError(
                 f"unsupported file type for {filename!r} (supported: {supported}, and .gz)",
                 detail={"filename": filename},
             )
+        return doc_id
 
     def save_upload(self, chunks: Iterator[bytes]) -> Upload:
         """Write an upload under the store, stopping at ``max_document_bytes``.
@@ -185,7 +188,7 @@ class JobRunner:
             TooManyJobsError: ``max_queued_jobs`` jobs are already waiting or running.
         """
         try:
-            self.check_upload(doc_id=doc_id, filename=filename)
+            doc_id = self.check_upload(doc_id=doc_id, filename=filename)
             parse_bytes(upload.path.read_bytes(), filename=filename)
             with self._submit_lock:
                 self._check_capacity()

@@ -13,18 +13,34 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
+import re
 import secrets
 import sqlite3
 import time
+from pathlib import Path
 from typing import cast
 
 from indexer.errors import AuthError, BadInputError, ForbiddenError, NotFoundError
 from indexer.store.catalog import Catalog
 from indexer.store.keys import ROLES, ApiKey, Role
 
-__all__ = ["KEY_PREFIX", "ROLES", "ApiKey", "KeyStore", "Role", "authorize", "role_allows"]
+__all__ = [
+    "BOOTSTRAP_KEY_FILE",
+    "KEY_ID_PATTERN",
+    "KEY_PREFIX",
+    "ROLES",
+    "ApiKey",
+    "KeyStore",
+    "Role",
+    "authorize",
+    "role_allows",
+    "write_secret",
+]
 
 KEY_PREFIX = "ovs_"
+KEY_ID_PATTERN = "^[0-9a-f]{8}$"
+BOOTSTRAP_KEY_FILE = "bootstrap-admin.key"
 # Writing ``last_used_at`` on every request would make each query a write; once a minute is
 # enough to tell which keys are in use.
 _TOUCH_EVERY = 60.0
@@ -86,16 +102,17 @@ class KeyStore:
         return record
 
     def revoke(self, key_id: str) -> ApiKey:
-        """Revoke a key (by its id, or the key itself); revoking twice is harmless.
+        """Revoke a key by its id (never the key itself); revoking twice is harmless.
 
         Raises:
-            NotFoundError: No such key.
+            NotFoundError: No such key, or a value that is not a key id (a key's secret is
+                neither looked up nor repeated).
         """
-        if key_id.startswith(KEY_PREFIX):
-            found = self.table.by_hash(hash_key(key_id))
-            if found is None:
-                raise NotFoundError("no such API key")
-            key_id = found.key_id
+        if not re.fullmatch(KEY_ID_PATTERN, key_id):
+            raise NotFoundError(
+                "not an API key id: revoke a key by its id (8 hex digits, as listed by "
+                "'overstory keys list' or GET /v1/keys), never by the key itself"
+            )
         self.get(key_id)
         self.table.revoke(key_id, at=time.time())
         return self.get(key_id)
@@ -122,6 +139,18 @@ class KeyStore:
         # best effort: a busy store must not refuse a valid key
         with contextlib.suppress(sqlite3.OperationalError):
             self.table.touch(key_id, at=now)
+
+
+def write_secret(path: Path, text: str) -> None:
+    """Write ``text`` to a new file that only this user can read (mode 0600).
+
+    An existing file is replaced (unlinked first: its mode may be wider).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 def authorize(key: ApiKey, need: str) -> None:

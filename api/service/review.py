@@ -15,13 +15,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from api.service.audit_nodes import load_nodes
+from api.service.audit_nodes import AuditNodes, load_nodes
 from api.service.lint_cache import lint_text, machine_flags
 from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
 from indexer.reviews import ReviewState, review_from_row
 from indexer.store.catalog import Catalog
 from indexer.store.reviews import NewReview
-from indexer.validation import validated
+from indexer.validation import REQUEST_CONFIG, validated
 
 MAX_CORRECTION_CHARS = 20_000
 MAX_NOTE_CHARS = 2_000
@@ -35,7 +35,7 @@ class ReviewCreate(BaseModel):
     ``text`` is the correction, for status ``corrected`` only; both texts are stripped.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(**REQUEST_CONFIG, frozen=True)
 
     status: ReviewStatus
     text: str | None = Field(
@@ -83,6 +83,7 @@ def review(
     corrected_text: str | None = None,
     note: str | None = None,
     reviewer: str,
+    key_id: str = "local",
 ) -> dict[str, Any]:
     """:func:`record_review` from raw values (validated by :class:`ReviewCreate`).
 
@@ -91,11 +92,11 @@ def review(
             note; and whatever :func:`record_review` raises.
     """
     request = validated(ReviewCreate, {"status": status, "text": corrected_text, "note": note})
-    return record_review(catalog, node_id, request, reviewer=reviewer)
+    return record_review(catalog, node_id, request, reviewer=reviewer, key_id=key_id)
 
 
 def record_review(
-    catalog: Catalog, node_id: str, request: ReviewCreate, *, reviewer: str
+    catalog: Catalog, node_id: str, request: ReviewCreate, *, reviewer: str, key_id: str = "local"
 ) -> dict[str, Any]:
     """Record an expert's review of a served node's summary.
 
@@ -108,6 +109,7 @@ def record_review(
         node_id: A node of a document's served build that has a summary.
         request: The verdict, validated: status, the correction's text, a note.
         reviewer: Who reviews (an API key's name, a user name).
+        key_id: The API key of the request (``local``: the CLI, auth off), for the audit log.
 
     Returns:
         ``{"review", "flags", "node"}``: the stored review, the lint flags of the text now
@@ -124,13 +126,7 @@ def record_review(
     row = _served_node(catalog, node_id)
     nodes = load_nodes(catalog, [row], with_children=True)
     state = nodes.states[row["node_id"]]
-    text = request.text
-    if request.status == "approved" and state.correction is not None:
-        text = state.correction  # approving the served correction keeps it
-    if text is not None:
-        flags = lint_text(catalog, row, text, nodes)
-    else:
-        flags = machine_flags(catalog, [row], nodes)[row["node_id"]]
+    text, flags = _verdict_text(catalog, row, request, nodes)
     new = NewReview(
         doc_id=row["doc_id"],
         node_hash=row["hash"],
@@ -144,7 +140,7 @@ def record_review(
         reviewer=reviewer,
         flags=flags,
     )
-    review_id = catalog.reviews.add(new, log_detail=_log_detail(new, state))
+    review_id = catalog.reviews.add(new, log_detail={**_log_detail(new, state), "key_id": key_id})
     stored = catalog.reviews.get(review_id)
     assert stored is not None  # written just now, in this process
     after = load_nodes(catalog, [row], with_children=False)
@@ -154,6 +150,19 @@ def record_review(
         "flags": flags,
         "node": after.view(row, revision=doc["revision"]),
     }
+
+
+def _verdict_text(
+    catalog: Catalog, row: sqlite3.Row, request: ReviewCreate, nodes: AuditNodes
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """The text the review leaves served (None: the machine summary) and its lint flags."""
+    text = request.text
+    state = nodes.states[row["node_id"]]
+    if request.status == "approved" and state.correction is not None:
+        text = state.correction  # approving the served correction keeps it
+    if text is not None:
+        return text, lint_text(catalog, row, text, nodes)
+    return text, machine_flags(catalog, [row], nodes)[row["node_id"]]
 
 
 def _log_detail(new: NewReview, state: ReviewState) -> dict[str, Any]:

@@ -80,6 +80,15 @@ class ReviewTable:
             )
         return review_id
 
+    def log(self, *, actor: str, action: str, doc_id: str, detail: dict[str, Any]) -> int:
+        """Append an audit log entry for a write that is not a review; return its id."""
+        with self._db.write() as db:
+            cur = db.execute(
+                "INSERT INTO audit_log (at, actor, action, doc_id, detail) VALUES (?, ?, ?, ?, ?)",
+                (time.time(), actor, action, doc_id, json.dumps(detail, ensure_ascii=False)),
+            )
+        return int(cur.lastrowid or 0)
+
     def get(self, review_id: int) -> sqlite3.Row | None:
         """One review row by id."""
         return self._db.db.execute(

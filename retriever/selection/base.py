@@ -15,6 +15,7 @@ from typing import Annotated, Any, ClassVar, Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from indexer.validation import REQUEST_CONFIG
 from retriever.request import QueryLimits, check_k, document_ids
 
 METHODS = ("centroid", "rank", "balanced")
@@ -33,7 +34,7 @@ class SelectionRequest(BaseModel):
     allows the default ``max_k``; ``with_limits`` gives the model of a store's setting.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_document_limits)
+    model_config = ConfigDict(**REQUEST_CONFIG, frozen=True, json_schema_extra=_document_limits)
 
     max_k: ClassVar[int] = QueryLimits().max_k
 
