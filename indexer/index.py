@@ -20,6 +20,7 @@ from typing import Any
 from indexer.clustering import make_restructure
 from indexer.embedding import Embedder, make_embedder
 from indexer.errors import BadInputError, NotFoundError, OverstoryError, UnreadableFileError
+from indexer.hashing import hash_bytes
 from indexer.ingest import IngestContext, Restructure, ingest_document
 from indexer.parsers import supported_suffixes
 from indexer.plan import IngestPlan, plan_document
@@ -29,6 +30,7 @@ from indexer.settings import Settings
 from indexer.store.catalog import Catalog
 from indexer.store.vectors import VectorStore, make_vector_store
 from indexer.summarizers import Summarizer, make_summarizer
+from indexer.supersession import newer_publish, record_publish
 from indexer.treeview import tree_json
 
 PublishHook = Callable[[Sequence[str]], None]
@@ -116,11 +118,30 @@ class Index:
         source: str | None = None,
         filename: str | None = None,
         progress: ProgressFn = no_progress,
+        as_of: float | None = None,
+        job_id: str = "",
     ) -> IngestReport:
-        """Ingest one document given as bytes (an HTTP upload)."""
+        """Ingest one document given as bytes (an HTTP upload).
+
+        Args:
+            as_of: When the content was submitted (a job's upload time). Given, the ingest is
+                refused if a revision submitted later (or a deletion) was published since.
+            job_id: The job ingesting, named in a refusal.
+
+        Raises:
+            JobSupersededError: A newer revision is served (only with ``as_of``).
+        """
         report = IngestReport()
         started = time.perf_counter()
+        submitted = time.time() if as_of is None else as_of
         with self._ingest_lock():
+            if as_of is not None:
+                # Checked under the lock: a newer publish may have happened while this waited.
+                error = newer_publish(
+                    self.catalog, doc_id, as_of=as_of, revision=hash_bytes(data), job_id=job_id
+                )
+                if error is not None:
+                    raise error
             doc = ingest_document(
                 self._context(progress),
                 data,
@@ -128,6 +149,8 @@ class Index:
                 source=source or doc_id,
                 filename=filename or doc_id,
             )
+            if doc.status != "unchanged":
+                record_publish(self.catalog, doc_id, as_of=submitted)
         self._published([doc_id] if doc.status != "unchanged" else [])
         report.add(doc)
         report.seconds = time.perf_counter() - started
@@ -144,11 +167,14 @@ class Index:
         try:
             for path, doc_id in discover(paths):
                 try:
+                    submitted = time.time()
                     data = path.read_bytes()
                     with self._ingest_lock():
                         doc = ingest_document(
                             ctx, data, doc_id=doc_id, source=doc_id, filename=path.name
                         )
+                        if doc.status != "unchanged":
+                            record_publish(self.catalog, doc_id, as_of=submitted)
                     if doc.status != "unchanged":
                         published.append(doc_id)
                     report.add(doc)
@@ -179,8 +205,10 @@ class Index:
     def delete(self, doc_id: str) -> None:
         """Remove a document and its vectors."""
         self.catalog.require_document(doc_id)
+        submitted = time.time()
         with self._ingest_lock():
             self.catalog.delete_document(doc_id)
+            record_publish(self.catalog, doc_id, as_of=submitted)
             stale = sorted(self.vectors.ids_of_document(doc_id))
             if stale:
                 self.vectors.delete(stale)
