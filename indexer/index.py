@@ -21,7 +21,7 @@ from indexer.clustering import make_restructure
 from indexer.embedding import Embedder, make_embedder
 from indexer.errors import BadInputError, NotFoundError, OverstoryError, UnreadableFileError
 from indexer.hashing import hash_bytes
-from indexer.ingest import IngestContext, Restructure, ingest_document
+from indexer.ingest import IngestContext, Restructure, ingest_document, read_file
 from indexer.parsers import supported_suffixes
 from indexer.plan import IngestPlan, plan_document
 from indexer.progress import ProgressFn, no_progress
@@ -168,7 +168,7 @@ class Index:
             for path, doc_id in discover(paths):
                 try:
                     submitted = time.time()
-                    data = path.read_bytes()
+                    data = read_file(self.settings, path, source=doc_id)
                     with self._ingest_lock():
                         doc = ingest_document(
                             ctx, data, doc_id=doc_id, source=doc_id, filename=path.name
@@ -193,7 +193,7 @@ class Index:
         plan = IngestPlan(identity=ctx.summarizer.identity)
         for path, doc_id in discover(paths):
             try:
-                data = path.read_bytes()
+                data = read_file(self.settings, path, source=doc_id)
                 plan.documents.append(
                     plan_document(ctx, data, doc_id=doc_id, source=doc_id, filename=path.name)
                 )

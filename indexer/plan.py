@@ -142,7 +142,12 @@ def _planned_tree(ctx: IngestContext, data: bytes, *, doc_id: str, filename: str
     """The tree the ingest would build: parsed, chunked, restructured and hashed."""
     settings = ctx.settings
     parsed = parse_bytes(data, filename=filename)
-    tree = build_tree(parsed, chunk_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap)
+    tree = build_tree(
+        parsed,
+        chunk_tokens=settings.chunk_tokens,
+        overlap=settings.chunk_overlap,
+        max_chars=settings.chunk_max_chars,
+    )
     passages = tree.passages()
     for p in passages:
         p.hash = hash_text(p.text or "")
