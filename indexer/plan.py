@@ -63,6 +63,7 @@ class IngestPlan:
     identity: SummarizerIdentity
     documents: list[DocumentPlan] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # doc_id, source, reason
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -77,6 +78,7 @@ class IngestPlan:
             },
             "documents": [asdict(d) for d in docs],
             "errors": self.errors,
+            "skipped": self.skipped,
             "summaries_computed": sum(d.summaries_computed for d in docs),
             "summaries_reused": sum(d.summaries_reused for d in docs),
             "estimate": {
