@@ -165,7 +165,7 @@ class Index:
         ctx = self._context(progress)
         published: list[str] = []
         try:
-            for path, doc_id in discover(paths):
+            for path, doc_id in discover(paths, report.skipped):
                 try:
                     submitted = time.time()
                     data = read_file(self.settings, path, source=doc_id)
@@ -191,7 +191,7 @@ class Index:
         started = time.perf_counter()
         ctx = self._context(no_progress)
         plan = IngestPlan(identity=ctx.summarizer.identity)
-        for path, doc_id in discover(paths):
+        for path, doc_id in discover(paths, plan.skipped):
             try:
                 data = read_file(self.settings, path, source=doc_id)
                 plan.documents.append(
@@ -288,16 +288,32 @@ class Index:
         self.catalog.close()
 
 
+CATALOG_FILE = "overstory.db"
+
+
 def open_catalog(settings: Settings) -> Catalog:
     """The catalog of the store named by the settings."""
-    return Catalog(settings.store / "overstory.db")
+    return Catalog(settings.store / CATALOG_FILE)
 
 
-def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
+def require_store(settings: Settings) -> None:
+    """NotFoundError unless the settings name an existing store (a folder with a catalog):
+    commands that only read must not create an empty store for a mistyped path."""
+    if not (settings.store / CATALOG_FILE).is_file():
+        raise NotFoundError(
+            f"no Overstory store at {settings.store} (it has no {CATALOG_FILE}): check --store "
+            "or OVERSTORY_STORE, or create it with overstory ingest PATH"
+        )
+
+
+def discover(
+    paths: list[Path], skipped: list[dict[str, Any]] | None = None
+) -> Iterator[tuple[Path, str]]:
     """Files to ingest with their ``doc_id``.
 
     A folder contributes every supported file below it, its ``doc_id`` the path relative to the
-    folder; a file given directly keeps the path as given.
+    folder; a file given directly keeps the path as given. Hidden files and folders are left
+    out; other files of a type no parser reads are appended to ``skipped`` with the reason.
     """
     suffixes = supported_suffixes()
     for given in paths:
@@ -308,10 +324,19 @@ def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
                     continue
                 if _suffix(path) in suffixes:
                     yield path, rel.as_posix()
+                elif skipped is not None:
+                    skipped.append(_skip(rel.as_posix(), path, suffixes))
         elif given.exists():
             yield given, given.as_posix()
         else:
             raise NotFoundError(f"{given}: no such file or folder")
+
+
+def _skip(doc_id: str, path: Path, suffixes: frozenset[str]) -> dict[str, Any]:
+    shown = _suffix(path) or "(none)"
+    supported = ", ".join(sorted(s for s in suffixes if not s.endswith(".gz")))
+    reason = f"unsupported file type {shown!r} (supported: {supported}, and .gz)"
+    return {"doc_id": doc_id, "source": str(path), "reason": reason}
 
 
 def file_error(doc_id: str, path: Path, exc: OverstoryError | OSError) -> dict[str, Any]:
