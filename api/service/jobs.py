@@ -82,6 +82,24 @@ class JobRunner:
         self._lock_file: IO[str] | None = None
 
     # lifecycle -----------------------------------------------------------------------------
+    def acquire(self) -> None:
+        """Take the store's service lock (held until :meth:`stop`); a no-op when held already.
+
+        Raises:
+            ConfigError: Another service already runs the jobs of this store.
+        """
+        if self._lock_file is not None:
+            return
+        fh = open(self.settings.store / "service.lock", "w")  # noqa: SIM115 - held while serving
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            fh.close()
+            raise ConfigError(
+                f"another Overstory service is already serving the store {self.settings.store}"
+            ) from exc
+        self._lock_file = fh
+
     def start(self) -> dict[str, list[str]]:
         """Take the store's service lock, recover after a crash and start the workers.
 
@@ -91,15 +109,7 @@ class JobRunner:
         Raises:
             ConfigError: Another service already runs the jobs of this store.
         """
-        fh = open(self.settings.store / "service.lock", "w")  # noqa: SIM115 - held while serving
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            fh.close()
-            raise ConfigError(
-                f"another Overstory service is using the store {self.settings.store}"
-            ) from exc
-        self._lock_file = fh
+        self.acquire()
         interrupted, queued = self.store.interrupt()
         for job_id in interrupted:
             log.warning("job %s was interrupted by a restart: marked failed (retryable)", job_id)
