@@ -13,6 +13,7 @@
     ├── NotFoundError                   404 not_found
     ├── MethodNotAllowedError           405 method_not_allowed
     ├── ConflictError                   409 conflict
+    │   └── JobSupersededError          409 superseded      (a newer revision is served)
     ├── TooManyJobsError                429 too_many_jobs
     ├── UnavailableError                503 unhealthy
     ├── ConfigError                     500 config_error
@@ -115,6 +116,13 @@ class MethodNotAllowedError(OverstoryError):
 class ConflictError(OverstoryError):
     status = 409
     code = "conflict"
+
+
+class JobSupersededError(ConflictError):
+    """A job's upload is older than the revision now served (or the document was deleted):
+    running or retrying it would roll the document back."""
+
+    code = "superseded"
 
 
 class TooManyJobsError(OverstoryError):

@@ -23,7 +23,8 @@ from indexer.doc_ids import normalize_doc_id
 from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import Reembedded, reembed, require_encoder
 from indexer.errors import NotFoundError, OverstoryError, UnreadableFileError
-from indexer.ingest import IngestContext, Restructure, ingest_document
+from indexer.hashing import hash_bytes
+from indexer.ingest import IngestContext, Restructure, ingest_document, read_file
 from indexer.parsers import supported_suffixes
 from indexer.plan import IngestPlan, plan_document
 from indexer.progress import ProgressFn, no_progress
@@ -33,6 +34,7 @@ from indexer.store.catalog import Catalog
 from indexer.store.vectors import VectorStore
 from indexer.store.vectors.recorded import RecordedVectorStore
 from indexer.summarizers import Summarizer, make_summarizer
+from indexer.supersession import newer_publish, record_publish
 from indexer.treeview import tree_json
 from indexer.vector_health import Opened, open_vectors
 
@@ -158,17 +160,33 @@ class Index:
         source: str | None = None,
         filename: str | None = None,
         progress: ProgressFn = no_progress,
+        as_of: float | None = None,
+        job_id: str = "",
     ) -> IngestReport:
         """Ingest one document given as bytes (an HTTP upload).
 
+        Args:
+            as_of: When the content was submitted (a job's upload time). Given, the ingest is
+                refused if a revision submitted later (or a deletion) was published since.
+            job_id: The job ingesting, named in a refusal.
+
         Raises:
             InvalidRequestError: ``doc_id`` is not a valid doc_id (``indexer.doc_ids``).
+            JobSupersededError: A newer revision is served (only with ``as_of``).
         """
         doc_id = normalize_doc_id(doc_id)
         report = IngestReport()
         started = time.perf_counter()
+        submitted = time.time() if as_of is None else as_of
         with self._ingest_lock():
             self.require_encoder()
+            if as_of is not None:
+                # Checked under the lock: a newer publish may have happened while this waited.
+                error = newer_publish(
+                    self.catalog, doc_id, as_of=as_of, revision=hash_bytes(data), job_id=job_id
+                )
+                if error is not None:
+                    raise error
             doc = ingest_document(
                 self._context(progress),
                 data,
@@ -176,6 +194,8 @@ class Index:
                 source=source or doc_id,
                 filename=filename or doc_id,
             )
+            if doc.status != "unchanged":
+                record_publish(self.catalog, doc_id, as_of=submitted)
         self._published([doc_id] if doc.status != "unchanged" else [])
         report.add(doc)
         report.seconds = time.perf_counter() - started
@@ -195,13 +215,16 @@ class Index:
         ctx = self._context(progress)
         published: list[str] = []
         try:
-            for path, doc_id in discover(paths):
+            for path, doc_id in discover(paths, report.skipped):
                 try:
-                    data = path.read_bytes()
+                    submitted = time.time()
+                    data = read_file(self.settings, path, source=doc_id)
                     with self._ingest_lock():
                         doc = ingest_document(
                             ctx, data, doc_id=doc_id, source=doc_id, filename=path.name
                         )
+                        if doc.status != "unchanged":
+                            record_publish(self.catalog, doc_id, as_of=submitted)
                     if doc.status != "unchanged":
                         published.append(doc_id)
                     report.add(doc)
@@ -218,9 +241,9 @@ class Index:
         started = time.perf_counter()
         ctx = self._context(no_progress)
         plan = IngestPlan(identity=ctx.summarizer.identity)
-        for path, doc_id in discover(paths):
+        for path, doc_id in discover(paths, plan.skipped):
             try:
-                data = path.read_bytes()
+                data = read_file(self.settings, path, source=doc_id)
                 plan.documents.append(
                     plan_document(ctx, data, doc_id=doc_id, source=doc_id, filename=path.name)
                 )
@@ -233,8 +256,10 @@ class Index:
         """Remove a document and its vectors."""
         doc_id = normalize_doc_id(doc_id)
         self.catalog.require_document(doc_id)
+        submitted = time.time()
         with self._ingest_lock():
             self.catalog.delete_document(doc_id)
+            record_publish(self.catalog, doc_id, as_of=submitted)
             stale = sorted(self.vectors.ids_of_document(doc_id))
             if stale:
                 self.vectors.delete(stale)
@@ -342,17 +367,33 @@ class Index:
         self.catalog.close()
 
 
+CATALOG_FILE = "overstory.db"
+
+
 def open_catalog(settings: Settings) -> Catalog:
     """The catalog of the store named by the settings."""
-    return Catalog(settings.store / "overstory.db")
+    return Catalog(settings.store / CATALOG_FILE)
 
 
-def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
+def require_store(settings: Settings) -> None:
+    """NotFoundError unless the settings name an existing store (a folder with a catalog):
+    commands that only read must not create an empty store for a mistyped path."""
+    if not (settings.store / CATALOG_FILE).is_file():
+        raise NotFoundError(
+            f"no Overstory store at {settings.store} (it has no {CATALOG_FILE}): check --store "
+            "or OVERSTORY_STORE, or create it with overstory ingest PATH"
+        )
+
+
+def discover(
+    paths: list[Path], skipped: list[dict[str, Any]] | None = None
+) -> Iterator[tuple[Path, str]]:
     """Files to ingest with their ``doc_id``.
 
     A folder contributes every supported file below it, its ``doc_id`` the path relative to the
     folder; a file given directly gets its name (relative to its own folder): a doc_id is never
-    a host path.
+    a host path. Hidden files and folders are left out; other files of a type no parser reads
+    are appended to ``skipped`` with the reason.
     """
     suffixes = supported_suffixes()
     for given in paths:
@@ -363,10 +404,19 @@ def discover(paths: list[Path]) -> Iterator[tuple[Path, str]]:
                     continue
                 if _suffix(path) in suffixes:
                     yield path, normalize_doc_id(rel.as_posix())
+                elif skipped is not None:
+                    skipped.append(_skip(rel.as_posix(), path, suffixes))
         elif given.exists():
             yield given, normalize_doc_id(given.name)
         else:
             raise NotFoundError(f"{given}: no such file or folder")
+
+
+def _skip(doc_id: str, path: Path, suffixes: frozenset[str]) -> dict[str, Any]:
+    shown = _suffix(path) or "(none)"
+    supported = ", ".join(sorted(s for s in suffixes if not s.endswith(".gz")))
+    reason = f"unsupported file type {shown!r} (supported: {supported}, and .gz)"
+    return {"doc_id": doc_id, "source": str(path), "reason": reason}
 
 
 def file_error(doc_id: str, path: Path, exc: OverstoryError | OSError) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import asyncio
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -83,7 +84,10 @@ def ingest_document(
     ctx.progress(ProgressEvent(doc_id, "parse", 0, 1))
     parsed = parse_bytes(data, filename=filename)
     tree = build_tree(
-        parsed, chunk_tokens=ctx.settings.chunk_tokens, overlap=ctx.settings.chunk_overlap
+        parsed,
+        chunk_tokens=ctx.settings.chunk_tokens,
+        overlap=ctx.settings.chunk_overlap,
+        max_chars=ctx.settings.chunk_max_chars,
     )
     build_id = ctx.catalog.start_build(
         doc_id=doc_id,
@@ -111,6 +115,17 @@ def check_size(settings: Settings, data: bytes, *, source: str) -> None:
             f"{source}: {len(data):,} bytes is over the limit of "
             f"{settings.max_document_bytes:,} (setting max_document_bytes)"
         )
+
+
+def read_file(settings: Settings, path: Path, *, source: str) -> bytes:
+    """A file's bytes; TooLargeError, without reading it, when it is over ``max_document_bytes``."""
+    size = path.stat().st_size
+    if size > settings.max_document_bytes:
+        raise TooLargeError(
+            f"{source}: {size:,} bytes is over the limit of "
+            f"{settings.max_document_bytes:,} (setting max_document_bytes)"
+        )
+    return path.read_bytes()
 
 
 def served_state(ctx: IngestContext, *, doc_id: str, revision: str) -> tuple[str, dict[str, Any]]:

@@ -63,6 +63,7 @@ class IngestPlan:
     identity: SummarizerIdentity
     documents: list[DocumentPlan] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # doc_id, source, reason
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -77,6 +78,7 @@ class IngestPlan:
             },
             "documents": [asdict(d) for d in docs],
             "errors": self.errors,
+            "skipped": self.skipped,
             "summaries_computed": sum(d.summaries_computed for d in docs),
             "summaries_reused": sum(d.summaries_reused for d in docs),
             "estimate": {
@@ -142,7 +144,12 @@ def _planned_tree(ctx: IngestContext, data: bytes, *, doc_id: str, filename: str
     """The tree the ingest would build: parsed, chunked, restructured and hashed."""
     settings = ctx.settings
     parsed = parse_bytes(data, filename=filename)
-    tree = build_tree(parsed, chunk_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap)
+    tree = build_tree(
+        parsed,
+        chunk_tokens=settings.chunk_tokens,
+        overlap=settings.chunk_overlap,
+        max_chars=settings.chunk_max_chars,
+    )
     passages = tree.passages()
     for p in passages:
         p.hash = hash_text(p.text or "")

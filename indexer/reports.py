@@ -30,6 +30,7 @@ class IngestReport:
 
     documents: list[DocumentReport] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # doc_id, source, reason
     summarizer_calls: int = 0
     cache_hits: int = 0
     embedded: int = 0
@@ -58,6 +59,7 @@ class IngestReport:
         return {
             "documents": docs,
             "errors": self.errors,
+            "skipped": self.skipped,
             "summarizer_calls": self.summarizer_calls,
             "cache_hits": self.cache_hits,
             "embedded": self.embedded,

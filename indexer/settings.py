@@ -67,8 +67,17 @@ class Settings(BaseSettings):
         200, ge=32, le=254, description="Maximum passage length in model tokens."
     )
     chunk_overlap: int = Field(30, ge=0, description="Overlap between passages in tokens.")
+    chunk_max_chars: int = Field(
+        2000,
+        ge=200,
+        description="Maximum passage length in characters: text that counts as few tokens "
+        "(a long run without spaces, deep indentation) is cut there.",
+    )
     max_document_bytes: int = Field(
-        25_000_000, ge=1, description="Largest file accepted for ingest, in bytes."
+        25_000_000,
+        ge=1,
+        description="Largest file accepted for ingest, in bytes (a bigger file is refused: "
+        "413 over HTTP, an error in the ingest report).",
     )
 
     # summaries

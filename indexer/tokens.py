@@ -33,9 +33,35 @@ def _tokenizer():  # type: ignore[no-untyped-def]
     return tok
 
 
+# Longer texts are encoded in windows cut at whitespace (where the tokenizer splits anyway, so
+# the ids are the same): one encode of megabytes holds every token's offsets at once.
+_WINDOW = 64 * 1024
+
+
+def _windows(text: str) -> list[str]:
+    pieces = []
+    start = 0
+    while len(text) - start > _WINDOW:
+        hi = start + _WINDOW
+        cut = max(
+            text.rfind(" ", start + _WINDOW // 2, hi), text.rfind("\n", start + _WINDOW // 2, hi)
+        )
+        cut = hi if cut < 0 else cut + 1
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
+    return pieces
+
+
 def token_ids(text: str) -> list[int]:
-    """Model token ids of ``text`` without the special tokens."""
-    return list(_tokenizer().encode(text, add_special_tokens=False).ids)
+    """Model token ids of ``text`` without the special tokens (linear in its length)."""
+    tok = _tokenizer()
+    if len(text) <= _WINDOW:
+        return list(tok.encode(text, add_special_tokens=False).ids)
+    ids: list[int] = []
+    for piece in _windows(text):
+        ids.extend(tok.encode(piece, add_special_tokens=False).ids)
+    return ids
 
 
 def count_tokens(text: str) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from indexer.chunking import chunk_spans
+from indexer.chunking import MAX_PASSAGE_CHARS, chunk_spans
 from indexer.hashing import hash_text, merkle
 from indexer.parsers.base import ParsedDocument, Section
 
@@ -78,12 +78,20 @@ def _title_section(root: Section, text: str) -> Section | None:
     return tops[-1] if len(preamble) <= _MAX_PREAMBLE_CHARS else None
 
 
-def build_tree(doc: ParsedDocument, *, chunk_tokens: int, overlap: int) -> TreeNode:
+def build_tree(
+    doc: ParsedDocument,
+    *,
+    chunk_tokens: int,
+    overlap: int,
+    max_chars: int = MAX_PASSAGE_CHARS,
+) -> TreeNode:
     """The document's tree of headings and passages (not yet hashed).
 
     A single top-level heading with nothing before it is the document's title: the document node
-    takes its title and heading path, and its sub-headings become the chapters.
+    takes its title and heading path, and its sub-headings become the chapters. No passage is
+    longer than ``chunk_tokens`` tokens or ``max_chars`` characters.
     """
+    sizes = _Sizes(chunk_tokens=chunk_tokens, overlap=overlap, max_chars=max_chars)
     titled = _title_section(doc.root, doc.text)
     path = [titled.title] if titled and titled.title else []
     node = TreeNode(
@@ -97,12 +105,19 @@ def build_tree(doc: ParsedDocument, *, chunk_tokens: int, overlap: int) -> TreeN
     if titled is not None:
         # The preamble's passages, then the title section's own body and sub-headings.
         preamble = Section(None, 0, 0, titled.char_start, doc.root.body_start, titled.char_start)
-        _fill(node, preamble, doc, depth_below_doc=0, chunk_tokens=chunk_tokens, overlap=overlap)
-        _fill(node, titled, doc, depth_below_doc=0, chunk_tokens=chunk_tokens, overlap=overlap)
+        _fill(node, preamble, doc, depth_below_doc=0, sizes=sizes)
+        _fill(node, titled, doc, depth_below_doc=0, sizes=sizes)
     else:
-        _fill(node, doc.root, doc, depth_below_doc=0, chunk_tokens=chunk_tokens, overlap=overlap)
+        _fill(node, doc.root, doc, depth_below_doc=0, sizes=sizes)
     assign_ordinals(node)
     return node
+
+
+@dataclass(frozen=True)
+class _Sizes:
+    chunk_tokens: int
+    overlap: int
+    max_chars: int
 
 
 def _fill(
@@ -111,11 +126,15 @@ def _fill(
     doc: ParsedDocument,
     *,
     depth_below_doc: int,
-    chunk_tokens: int,
-    overlap: int,
+    sizes: _Sizes,
 ) -> None:
     for span in chunk_spans(
-        doc.text, section.body_start, section.body_end, chunk_tokens=chunk_tokens, overlap=overlap
+        doc.text,
+        section.body_start,
+        section.body_end,
+        chunk_tokens=sizes.chunk_tokens,
+        overlap=sizes.overlap,
+        max_chars=sizes.max_chars,
     ):
         node.children.append(
             TreeNode(
@@ -143,8 +162,7 @@ def _fill(
             sub,
             doc,
             depth_below_doc=depth_below_doc + 1,
-            chunk_tokens=chunk_tokens,
-            overlap=overlap,
+            sizes=sizes,
         )
         node.children.append(child)
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexer.errors import BadInputError, InvalidRequestError
+from indexer.errors import BadInputError, InvalidRequestError, NotFoundError
 from retriever.candidates import Candidate
 from retriever.retriever import FLAT, Pipeline, Retriever
 from retriever.snapshot import NodeRecord, Snapshot
@@ -145,7 +145,16 @@ class Evaluation:
 
     def run(self, questions: Sequence[Question]) -> dict[str, Any]:
         """Metrics per system and question group, and the intent's accuracy (the JSON of
-        ``overstory eval --json``)."""
+        ``overstory eval --json``).
+
+        Raises:
+            NotFoundError: Nothing is indexed: every score would be zero.
+        """
+        if not self.retriever.catalog.served_document_count():
+            raise NotFoundError(
+                f"nothing is indexed in {self.retriever.index.settings.store}: ingest the "
+                "documents the questions are about first (overstory ingest PATH)"
+            )
         snapshot = self.retriever.snapshots.take()
         outcomes: dict[str, dict[str, list[Outcome]]] = {s: defaultdict(list) for s in SYSTEMS}
         read: Counter[tuple[str, str]] = Counter()

@@ -14,7 +14,13 @@ import pytest
 from reportlab.lib.pdfencrypt import StandardEncryption
 from reportlab.pdfgen.canvas import Canvas
 
-from indexer.errors import BadInputError, ParseError, TooLargeError, UnsupportedFormatError
+from indexer.errors import (
+    BadInputError,
+    ParseError,
+    TooLargeError,
+    UnreadableFileError,
+    UnsupportedFormatError,
+)
 from indexer.parsers import ParsedDocument, Section, parse_bytes, supported_suffixes
 from indexer.parsers.decoding import decode_text
 from indexer.parsers.tree_builder import Heading, build_tree
@@ -376,7 +382,7 @@ def test_pdf_encrypted_and_scanned(tmp_path: Path) -> None:
     canvas = Canvas(str(locked), encrypt=StandardEncryption("secret", "owner"))
     canvas.drawString(72, 720, "Top secret")
     canvas.save()
-    with pytest.raises(ParseError, match="encrypted"):
+    with pytest.raises(UnreadableFileError, match="encrypted and needs a password"):
         parse_file(locked)
     # Owner-password-only encryption opens with the empty user password.
     restricted = tmp_path / "restricted.pdf"

@@ -11,7 +11,13 @@ from typing import Any, TypeVar
 
 import click
 
-from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.commands.common import (
+    emit_json,
+    existing_store,
+    handle_errors,
+    json_option,
+    store_option,
+)
 from api.service.audit import QUEUE_STATUSES, ReviewCreate, audit_log, queue, record_review
 from indexer.errors import InvalidRequestError
 from indexer.index import Index
@@ -22,7 +28,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _catalog(store: Path | None) -> Catalog:
-    return Index(settings_from(store)).catalog
+    return Index(existing_store(store)).catalog
 
 
 def _queue_options(fn: F) -> F:

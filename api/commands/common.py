@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from indexer.errors import OverstoryError, error_body
+from indexer.index import require_store
 from indexer.settings import Settings, load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,6 +36,17 @@ def json_option(fn: F) -> F:
 def settings_from(store: Path | None, **overrides: Any) -> Settings:
     """Settings from the environment and TOML file, with the command's options on top."""
     return load_settings(store=store, **overrides)
+
+
+def existing_store(store: Path | None, **overrides: Any) -> Settings:
+    """:func:`settings_from` for a command that only reads: the store must exist already.
+
+    Raises:
+        NotFoundError: No store at that path (a mistyped ``--store``).
+    """
+    settings = settings_from(store, **overrides)
+    require_store(settings)
+    return settings
 
 
 def emit_json(data: Any) -> None:

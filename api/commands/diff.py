@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.commands.common import (
+    emit_json,
+    existing_store,
+    handle_errors,
+    json_option,
+    store_option,
+)
 from indexer.diff import diff_revisions
 from indexer.index import Index
 
@@ -22,7 +28,7 @@ def diff(
     doc_id: str, from_rev: str | None, to_rev: str | None, store: Path | None, as_json: bool
 ) -> None:
     """Sections added, removed, moved and changed between two revisions (default: the last two)."""
-    index = Index(settings_from(store))
+    index = Index(existing_store(store))
     result = diff_revisions(index.catalog, doc_id, from_revision=from_rev, to_revision=to_rev)
     if as_json:
         emit_json(result.to_json())

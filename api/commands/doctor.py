@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.commands.common import (
+    emit_json,
+    existing_store,
+    handle_errors,
+    json_option,
+    store_option,
+)
 from indexer.index import Index
 
 
@@ -18,7 +24,7 @@ from indexer.index import Index
 @handle_errors
 def doctor(repair: bool, store: Path | None, as_json: bool) -> None:
     """Check the index: every served node has its vector and no vector is orphaned."""
-    result = Index(settings_from(store)).check(repair=repair)
+    result = Index(existing_store(store)).check(repair=repair)
     if as_json:
         emit_json(result)
     else:

@@ -7,7 +7,13 @@ from typing import Any
 
 import click
 
-from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.commands.common import (
+    emit_json,
+    existing_store,
+    handle_errors,
+    json_option,
+    store_option,
+)
 from api.service.wiring import open_stack
 from indexer.doc_ids import normalize_doc_id
 from indexer.index import Index
@@ -19,7 +25,7 @@ from indexer.index import Index
 @handle_errors
 def docs(store: Path | None, as_json: bool) -> None:
     """List the indexed documents."""
-    rows = Index(settings_from(store)).documents()
+    rows = Index(existing_store(store)).documents()
     if as_json:
         emit_json({"documents": rows})
         return
@@ -37,7 +43,7 @@ def docs(store: Path | None, as_json: bool) -> None:
 @handle_errors
 def tree(doc_id: str, store: Path | None, as_json: bool) -> None:
     """Show a document's tree of headings, clusters, summaries and passages."""
-    root = Index(settings_from(store)).tree(doc_id)
+    root = Index(existing_store(store)).tree(doc_id)
     if as_json:
         emit_json(root)
         return
@@ -64,7 +70,7 @@ def _print(node: dict[str, Any], depth: int) -> None:
 def rm(doc_id: str, store: Path | None, as_json: bool) -> None:
     """Delete a document, all its revisions and its vectors."""
     doc_id = normalize_doc_id(doc_id)
-    open_stack(settings_from(store)).index.delete(doc_id)  # with the publish hooks
+    open_stack(existing_store(store)).index.delete(doc_id)  # with the publish hooks
     if as_json:
         emit_json({"deleted": doc_id})
     else:

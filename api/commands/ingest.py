@@ -62,6 +62,7 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
             bar.close()
     if as_json:
         emit_json(report.to_json())
+        _echo_skipped(report.skipped)
     else:
         for d in report.documents:
             click.echo(
@@ -70,6 +71,7 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
             )
         for e in report.errors:
             click.echo(f"failed    {e['doc_id']}: {e['message']}", err=True)
+        _echo_skipped(report.skipped)
         click.echo(
             f"{report.summarizer_calls} summaries computed, {report.cache_hits} reused, "
             f"{report.embedded} vectors written in {report.seconds:.1f}s"
@@ -92,6 +94,7 @@ def _dry_run(index: Index, paths: tuple[Path, ...], *, as_json: bool) -> None:
     data = plan.to_json()
     if as_json:
         emit_json(data)
+        _echo_skipped(plan.skipped)
     else:
         for d in plan.documents:
             click.echo(
@@ -101,6 +104,7 @@ def _dry_run(index: Index, paths: tuple[Path, ...], *, as_json: bool) -> None:
             )
         for e in plan.errors:
             click.echo(f"failed    {e['doc_id']}: {e['message']}", err=True)
+        _echo_skipped(plan.skipped)
         est = data["estimate"]
         s = data["summarizer"]
         click.echo(
@@ -111,3 +115,8 @@ def _dry_run(index: Index, paths: tuple[Path, ...], *, as_json: bool) -> None:
         )
     if plan.errors:
         sys.exit(1)
+
+
+def _echo_skipped(skipped: list[dict[str, Any]]) -> None:
+    for s in skipped:
+        click.echo(f"skipped   {s['source']}: {s['reason']}", err=True)

@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.commands.common import (
+    emit_json,
+    existing_store,
+    handle_errors,
+    json_option,
+    store_option,
+)
 from indexer.errors import InvalidRequestError
 from retriever import open_retriever
 
@@ -48,7 +54,7 @@ def query(
     as_json: bool,
 ) -> None:
     """Search passages and summaries; every result says what it is and where it comes from."""
-    retriever = open_retriever(settings_from(store))
+    retriever = open_retriever(existing_store(store))
     request = retriever.request(
         text,
         k=k,
@@ -102,10 +108,11 @@ def evaluate(questions: Path, split: str | None, store: Path | None, as_json: bo
     """
     from retriever.evaluation import Evaluation, load_questions
 
+    settings = existing_store(store)
     items = [q for q in load_questions(questions) if split is None or q.split == split]
     if not items:
         raise InvalidRequestError(f"{questions}: no questions of split {split!r}")
-    evaluation = Evaluation(open_retriever(settings_from(store)))
+    evaluation = Evaluation(open_retriever(settings))
     result = evaluation.run(items)
     for qid in evaluation.unresolved:
         click.echo(f"warning: gold of {qid} is not in the index", err=True)

@@ -7,7 +7,13 @@ from typing import Any
 
 import click
 
-from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.commands.common import (
+    emit_json,
+    existing_store,
+    handle_errors,
+    json_option,
+    store_option,
+)
 from indexer.index import Index
 from indexer.validation import validated
 from retriever.selection import SelectionRequest, select
@@ -61,7 +67,7 @@ def select_command(
     tokens, else the elbow of the k-means inertia curve; the output says which rule chose it.
     """
     documents = [d.strip() for group in docs for d in group.split(",") if d.strip()]
-    settings = settings_from(store)
+    settings = existing_store(store)
     request = validated(
         SelectionRequest.with_limits(max_k=settings.max_k),
         {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ import click
 from api.commands.common import handle_errors, settings_from, store_option
 from api.service.keys import BOOTSTRAP_KEY_FILE, KeyStore, write_secret
 from api.service.wiring import open_stack
+from indexer.errors import ConfigError
 from indexer.index import Index
 from indexer.progress import ProgressEvent, ProgressFn
 from indexer.settings import Settings
@@ -76,6 +78,20 @@ def _bootstrap_key(settings: Settings, index: Index) -> None:
     )
 
 
+def _check_port(host: str, port: int) -> None:
+    """ConfigError when ``host:port`` cannot be listened on (another server has it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} "
+                "(is another server running there? choose another --port)"
+            ) from exc
+
+
 @click.command()
 @click.option("--host", default=None, help="Address to listen on (setting host; 127.0.0.1).")
 @click.option("--port", type=int, default=None, help="Port to listen on (setting port; 8000).")
@@ -110,6 +126,9 @@ def serve(
     settings = settings_from(store, host=host, port=port)
     stack = open_stack(settings)
     app = create_app(settings, stack=stack)
+    # Refused here, in one line, rather than as a traceback from the app's start-up or bind.
+    app.state.jobs.acquire()
+    _check_port(settings.host, settings.port)
     if index_fixtures is not None:
         _index_fixtures(stack.index, index_fixtures)
     if settings.auth == "keys":

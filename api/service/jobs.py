@@ -12,6 +12,11 @@ indexer publishes a build atomically, so a partial revision is never served, and
 vectors computed before the crash are reused. Jobs left ``queued`` had not started: they are
 queued again. Failed jobs are not retried automatically, so a file that kills the server cannot
 put it in a crash loop. Only one service runs the jobs of a store (a lock file enforces it).
+
+A job whose upload is older than the revision served now (another upload, a CLI ingest or a
+deletion published since it was submitted) is *superseded* (:mod:`indexer.supersession`): it is
+failed with code ``superseded``, its upload discarded, and a retry is refused (409), since
+publishing it would roll the document back.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from indexer.errors import (
     BadInputError,
     ConfigError,
     ConflictError,
+    JobSupersededError,
     OverstoryError,
     TooLargeError,
     TooManyJobsError,
@@ -45,6 +51,7 @@ from indexer.parsers import parse_bytes
 from indexer.parsers.registry import is_supported, supported_suffixes
 from indexer.progress import ProgressEvent
 from indexer.store.jobs import JOB_STATUSES, Job, JobStatus, JobStore
+from indexer.supersession import job_supersession, supersede_jobs
 
 log = logging.getLogger(__name__)
 __all__ = ["JOB_STATUSES", "Job", "JobRunner", "JobStatus", "JobStore"]
@@ -76,6 +83,24 @@ class JobRunner:
         self._lock_file: IO[str] | None = None
 
     # lifecycle -----------------------------------------------------------------------------
+    def acquire(self) -> None:
+        """Take the store's service lock (held until :meth:`stop`); a no-op when held already.
+
+        Raises:
+            ConfigError: Another service already runs the jobs of this store.
+        """
+        if self._lock_file is not None:
+            return
+        fh = open(self.settings.store / "service.lock", "w")  # noqa: SIM115 - held while serving
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            fh.close()
+            raise ConfigError(
+                f"another Overstory service is already serving the store {self.settings.store}"
+            ) from exc
+        self._lock_file = fh
+
     def start(self) -> dict[str, list[str]]:
         """Take the store's service lock, recover after a crash and start the workers.
 
@@ -85,18 +110,15 @@ class JobRunner:
         Raises:
             ConfigError: Another service already runs the jobs of this store.
         """
-        fh = open(self.settings.store / "service.lock", "w")  # noqa: SIM115 - held while serving
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            fh.close()
-            raise ConfigError(
-                f"another Overstory service is using the store {self.settings.store}"
-            ) from exc
-        self._lock_file = fh
+        self.acquire()
         interrupted, queued = self.store.interrupt()
         for job_id in interrupted:
             log.warning("job %s was interrupted by a restart: marked failed (retryable)", job_id)
+        # A revision published while the service was down (the CLI) supersedes older jobs.
+        for doc_id in {self.store.get(j).doc_id for j in interrupted + queued}:
+            for job_id in supersede_jobs(self.index.catalog, doc_id):
+                log.warning("job %s is superseded by a newer revision of %s", job_id, doc_id)
+        queued = self.store.queued_ids()
         self._remove_stray_uploads()
         for i in range(self.settings.max_concurrent_jobs):
             t = threading.Thread(target=self._work, name=f"overstory-job-{i}", daemon=True)
@@ -209,10 +231,13 @@ class JobRunner:
 
         Raises:
             NotFoundError: No such job.
+            JobSupersededError: A newer revision of the document was published (or it was
+                deleted) since the job was submitted.
             ConflictError: The job is not failed, or its upload was not kept.
             TooManyJobsError: Too many jobs are waiting.
         """
         old = self.store.get(job_id)
+        self._refuse_superseded(old)
         if old.status != "failed" or old.upload is None:
             raise ConflictError(
                 f"job {job_id} cannot be retried: it is {old.status}"
@@ -237,6 +262,17 @@ class JobRunner:
             )
         self._queue.put(job.job_id)
         return job
+
+    def _refuse_superseded(self, job: Job) -> None:
+        if job.error is not None and job.error.get("code") == JobSupersededError.code:
+            raise JobSupersededError(job.error["message"], detail=job.error.get("detail"))
+        if job.status != "failed" or job.upload is None:
+            return
+        error = job_supersession(self.index.catalog, job)
+        if error is not None:
+            self.store.supersede(job.job_id, error.to_json())
+            self._discard(job.upload)
+            raise error
 
     def _check_capacity(self) -> None:
         limit = self.settings.max_queued_jobs
@@ -270,8 +306,15 @@ class JobRunner:
             assert job.upload is not None
             data = Path(job.upload).read_bytes()
             report = self.index.ingest_bytes(
-                data, doc_id=job.doc_id, filename=job.filename, progress=tracker
+                data,
+                doc_id=job.doc_id,
+                filename=job.filename,
+                progress=tracker,
+                as_of=self.store.submitted_at(job_id),
+                job_id=job_id,
             )
+        except JobSupersededError as exc:
+            self._fail(job, tracker, exc.to_json(), keep_upload=False)
         except OverstoryError as exc:
             # Bad input fails the same way again; anything else may succeed on a retry.
             keep = not isinstance(exc, BadInputError)

@@ -53,6 +53,7 @@ _META_CHARSET = re.compile(
 
 
 _OPEN, _CLOSE, _TEXT = 0, 1, 2
+_MAX_LIST_INDENT = 8  # nesting levels shown by indentation; deeper items stay at this indent
 
 
 def _classes(el: etree._Element) -> list[str]:
@@ -268,7 +269,8 @@ class _Extractor:
             out.flush(1)
 
     def list_marker(self, li: etree._Element) -> str:
-        indent = "  " * max(len(self.list_counters) - 1, 0)
+        # Capped: indenting every level made the text of a deeply nested list quadratic in size.
+        indent = "  " * min(max(len(self.list_counters) - 1, 0), _MAX_LIST_INDENT)
         if not self.list_counters or self.list_counters[-1] is None:
             return indent + "- "
         number = self.list_counters[-1]

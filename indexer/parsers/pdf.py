@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass
 
 from pypdf import PdfReader
+from pypdf.errors import DependencyError
 from pypdf.generic import Destination
 
-from indexer.errors import ParseError
+from indexer.errors import ParseError, UnreadableFileError
 from indexer.parsers.base import ParsedDocument
 from indexer.parsers.numbering import find_numbered_headings
 from indexer.parsers.tree_builder import Heading, build_tree
@@ -56,7 +57,7 @@ def _clean(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
 
 
-def _open(data: bytes) -> PdfReader:
+def _open(data: bytes, filename: str) -> PdfReader:
     if not data.strip():
         raise ParseError("file is empty")
     if b"%PDF-" not in data[:1024]:
@@ -64,10 +65,15 @@ def _open(data: bytes) -> PdfReader:
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise ParseError("encrypted PDF: a password is required")
+            raise UnreadableFileError(
+                f"{filename}: the PDF is encrypted and needs a password to open; save an "
+                "unprotected copy (e.g. qpdf --decrypt --password=… in.pdf out.pdf) and ingest that"
+            )
         _ = len(reader.pages)
-    except ParseError:
+    except (ParseError, UnreadableFileError):
         raise
+    except DependencyError as exc:  # AES without the cryptography package: a broken install
+        raise UnreadableFileError(f"{filename}: cannot decrypt this PDF: {exc}") from exc
     except Exception as exc:  # pypdf raises many exception types on damaged files
         raise ParseError(f"corrupt PDF: {exc}") from exc
     return reader
@@ -239,9 +245,10 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
         The parsed document.
 
     Raises:
-        ParseError: Corrupt, encrypted or unreadable PDF, or one without extractable text.
+        ParseError: Corrupt or unreadable PDF, or one without extractable text.
+        UnreadableFileError: The PDF is encrypted with a password.
     """
-    reader = _open(data)
+    reader = _open(data, filename)
     pages = _page_texts(reader, filename)
     if not any(page.strip() for page in pages):
         raise ParseError("no extractable text (scanned PDF?)")

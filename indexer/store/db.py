@@ -14,6 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from indexer.errors import ConfigError, UnavailableError
+
 # SQLite's default limit on host parameters is 999 on old builds; 500 leaves room for others.
 CHUNK = 500
 
@@ -22,14 +24,30 @@ class Database:
     """A SQLite file in WAL mode, its schema applied, with one connection per thread."""
 
     def __init__(self, path: Path) -> None:
+        """Open (or create) the file and apply the schema.
+
+        Raises:
+            ConfigError: The file is not a SQLite database.
+            UnavailableError: SQLite cannot open it (permissions, a folder in its place).
+        """
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._local = threading.local()
         self._write_lock = threading.RLock()
-        with self._write_lock:
-            self.db.executescript(
-                resources.files("indexer.store").joinpath("schema.sql").read_text()
-            )
+        try:
+            with self._write_lock:
+                self.db.executescript(
+                    resources.files("indexer.store").joinpath("schema.sql").read_text()
+                )
+        except sqlite3.OperationalError as exc:
+            self.close()
+            raise UnavailableError(f"cannot open the catalog {path}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise ConfigError(
+                f"{path} is not an Overstory catalog ({exc}): is --store the right folder? "
+                "Move the file away to start an empty store there"
+            ) from exc
 
     @property
     def db(self) -> sqlite3.Connection:

@@ -209,6 +209,63 @@ class JobStore:
         rows = self.catalog.db.execute("SELECT upload FROM jobs WHERE upload IS NOT NULL")
         return {str(r[0]) for r in rows}
 
+    def submitted_at(self, job_id: str) -> float:
+        """When a job's upload was first submitted: a retry inherits its original's time."""
+        row = self.catalog.db.execute(
+            "WITH RECURSIVE chain (job_id, retry_of, created_at) AS ("
+            " SELECT job_id, retry_of, created_at FROM jobs WHERE job_id = ?"
+            " UNION SELECT j.job_id, j.retry_of, j.created_at FROM jobs j"
+            " JOIN chain c ON j.job_id = c.retry_of)"
+            " SELECT MIN(created_at) FROM chain",
+            (job_id,),
+        ).fetchone()
+        if row is None or row[0] is None:
+            raise NotFoundError(f"no job {job_id!r}", detail={"job_id": job_id})
+        return float(row[0])
+
+    def open_jobs(self, doc_id: str) -> list[Job]:
+        """A document's jobs that may still publish: queued, or failed with their upload kept."""
+        rows = self.catalog.db.execute(
+            "SELECT * FROM jobs WHERE doc_id = ? AND (status = 'queued'"
+            " OR (status = 'failed' AND upload IS NOT NULL)) ORDER BY created_at",
+            (doc_id,),
+        )
+        return [_job(r) for r in rows]
+
+    def supersede(self, job_id: str, error: dict[str, Any]) -> str | None:
+        """Fail a queued or retryable job as superseded; return its upload (now unreferenced)."""
+        with self.catalog.write() as db:
+            row = db.execute(
+                "SELECT upload FROM jobs WHERE job_id = ? AND (status = 'queued'"
+                " OR (status = 'failed' AND upload IS NOT NULL))",
+                (job_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            db.execute(
+                "UPDATE jobs SET status = 'failed', error = ?, upload = NULL,"
+                " finished_at = ? WHERE job_id = ?",
+                (json.dumps(error), time.time(), job_id),
+            )
+            return None if row[0] is None else str(row[0])
+
+    def record_publish(self, doc_id: str, *, as_of: float, revision: str | None) -> None:
+        """Note that ``doc_id`` now serves ``revision`` (None: deleted), submitted at ``as_of``."""
+        with self.catalog.write() as db:
+            db.execute(
+                "INSERT INTO publishes (doc_id, as_of, revision) VALUES (?, ?, ?)"
+                " ON CONFLICT (doc_id) DO UPDATE SET as_of = MAX(as_of, excluded.as_of),"
+                " revision = excluded.revision",
+                (doc_id, as_of, revision),
+            )
+
+    def last_publish(self, doc_id: str) -> tuple[float, str | None] | None:
+        """``(as_of, revision)`` of the document's last publish or deletion, or None."""
+        row = self.catalog.db.execute(
+            "SELECT as_of, revision FROM publishes WHERE doc_id = ?", (doc_id,)
+        ).fetchone()
+        return None if row is None else (float(row[0]), row[1])
+
     def interrupt(self) -> tuple[list[str], list[str]]:
         """After a crash: fail jobs left running; return them and the jobs still queued."""
         with self.catalog.write() as db:

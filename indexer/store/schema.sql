@@ -83,6 +83,16 @@ CREATE TABLE IF NOT EXISTS jobs (
     finished_at REAL
 );
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created_at);
+CREATE INDEX IF NOT EXISTS jobs_doc ON jobs (doc_id, status);
+
+-- The last change of each document's served revision (indexer/supersession.py): as_of is when
+-- the published content was submitted (a job's upload time, a CLI ingest's start), revision is
+-- NULL for a deletion. A job submitted before as_of is superseded: running it would roll back.
+CREATE TABLE IF NOT EXISTS publishes (
+    doc_id   TEXT PRIMARY KEY,
+    as_of    REAL NOT NULL,
+    revision TEXT
+);
 
 -- API keys (indexer/keys.py): only the sha256 of a key is stored.
 CREATE TABLE IF NOT EXISTS api_keys (
