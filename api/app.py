@@ -16,7 +16,7 @@ from typing import Any
 from anyio import to_thread
 from fastapi import Depends, FastAPI
 
-from api.deps import json_body_schema, require_auditor, require_reader
+from api.deps import json_body_schema, refuse_unknown_query, require_auditor, require_reader
 from api.errors import add_error_handlers
 from api.logs import install_key_redaction
 from api.metrics import Metrics
@@ -64,6 +64,7 @@ def create_app(settings: Settings, *, stack: Stack | None = None) -> FastAPI:
         docs_url=None,  # served by add_docs_page, with local assets
         openapi_url="/openapi.json",
         redoc_url=None,
+        dependencies=[Depends(refuse_unknown_query)],
     )
     app.state.settings = settings
     app.state.index = stack.index

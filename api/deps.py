@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from api.service.jobs import JobRunner
 from api.service.keys import ApiKey, KeyStore, authorize
-from indexer.errors import AuthError
+from indexer.errors import AuthError, InvalidRequestError
 from indexer.index import Index
 from indexer.settings import Settings
 
@@ -121,3 +121,30 @@ def json_body_schema(model: type[BaseModel]) -> dict[str, Any]:
             "content": {"application/json": {"schema": schema}},
         }
     }
+
+
+async def refuse_unknown_query(request: Request) -> None:
+    """Refuse query parameters the route does not declare (a misspelt ``?limt=5`` is an
+    error, not silently ignored), as unknown body fields are.
+
+    Raises:
+        InvalidRequestError: Naming the unknown parameters.
+    """
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None or not request.query_params:
+        return
+    known = _query_names(dependant)
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        raise InvalidRequestError(
+            f"unknown query parameter{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}",
+            detail={"unknown": unknown},
+        )
+
+
+def _query_names(dependant: Any) -> set[str]:
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names

@@ -94,7 +94,9 @@ def _server(store: Path, source: Path) -> subprocess.Popen[bytes]:
     port = _free_port()
     cmd = [str(BIN / "overstory"), "serve", "--host", "127.0.0.1", "--port", str(port),
            "--store", str(store), "--no-access-log"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
+    log = source.parent / "server.log"
+    with log.open("ab") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=_env())
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -104,7 +106,9 @@ def _server(store: Path, source: Path) -> subprocess.Popen[bytes]:
                 return proc
         except httpx.HTTPError:
             time.sleep(0.1)
-    raise RuntimeError("overstory serve did not take the upload")
+    proc.kill()
+    tail = log.read_text(errors="replace")[-2000:]
+    raise RuntimeError(f"overstory serve did not take the upload:\n{tail}")
 
 
 def _verify(store: Path) -> dict[str, Any]:
@@ -118,10 +122,13 @@ def _verify(store: Path) -> dict[str, Any]:
     return out
 
 
-def _full_ingest(store: Path, source: Path) -> tuple[dict[str, Any], float]:
+def _full_ingest(
+    store: Path, source: Path, *, dry_run: bool = False
+) -> tuple[dict[str, Any], float]:
     started = time.perf_counter()
+    dry = ["--dry-run"] if dry_run else []
     proc = subprocess.run(
-        [str(BIN / "overstory"), "ingest", source.name, "--store", str(store), "--json"],
+        [str(BIN / "overstory"), "ingest", source.name, "--store", str(store), "--json", *dry],
         capture_output=True, text=True, env=_env(), timeout=1200, cwd=source.parent,
     )  # fmt: skip
     if proc.returncode != 0:
@@ -164,6 +171,7 @@ def main() -> dict[str, Any]:
             )
             rounds.append({"mode": mode, "at_seconds": round(delay, 2), "finished": finished,
                            "corrupt": corrupt, **check})  # fmt: skip
+        plan, _ = _full_ingest(store, source, dry_run=True)  # what the cache holds already
         report, seconds = _full_ingest(store, source)
         final = _verify(store)
         return {
@@ -179,6 +187,10 @@ def main() -> dict[str, Any]:
                 "seconds": round(seconds, 1),
                 "summarizer_calls": report.get("summarizer_calls"),
                 "cache_hits": report.get("cache_hits"),
+                # every summary the killed ingests had committed is reused, none computed twice
+                "summaries_cached_before": plan["summaries_reused"],
+                "reused_every_cached_summary": report.get("cache_hits") == plan["summaries_reused"]
+                and report.get("summarizer_calls") == plan["summaries_computed"],
                 "consistent": final.get("consistent"),
             },
             "target_corrupt": 0,

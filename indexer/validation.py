@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
 from indexer.errors import InvalidRequestError
@@ -25,6 +25,18 @@ M = TypeVar("M", bound=BaseModel)
 # The configuration of every request model (HTTP bodies, CLI requests): no coercion (``true`` or
 # ``"5"`` is not a number, ``"yes"`` not a boolean) and no unknown fields.
 REQUEST_CONFIG = ConfigDict(strict=True, extra="forbid")
+
+
+def _whole(value: Any) -> Any:
+    # JSON has one number type: 5.0 is the integer 5 (as JSON Schema's "integer" says), while
+    # "5" and true stay refused by the strict int below.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole), Field(strict=True)]
+"""An integer field of a request: ``5`` or ``5.0``, never ``"5"``, ``true`` or ``5.5``."""
 
 # Where FastAPI found a value: the first part of its error locations, not part of the field name.
 _SOURCES = ("body", "query", "path", "header", "cookie")

@@ -12,19 +12,22 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from indexer.settings import Settings
-from indexer.validation import REQUEST_CONFIG, limit_error
+from indexer.validation import REQUEST_CONFIG, WholeNumber, limit_error
 
 Kind = Literal["passage", "summary"]
 Intent = Literal["auto", "passage", "section", "document"]
 KINDS: tuple[Kind, ...] = ("passage", "summary")
 # Control characters other than tab, newline and carriage return: a query holding them is binary.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_CHARS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_CONTROL = re.compile(f"[{_CONTROL_CHARS}]")
+# what _check_query accepts, for the schema: no control characters, not only spaces
+_QUERY_PATTERN = f"^[^{_CONTROL_CHARS}]*[^\\s{_CONTROL_CHARS}][^{_CONTROL_CHARS}]*$"
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class QueryLimits:
 def _document_limits(schema: dict[str, Any], model: type[Any]) -> None:
     limits: QueryLimits = model.limits
     properties = schema["properties"]
-    properties["query"].update(minLength=1, maxLength=limits.max_chars)
+    properties["query"].update(minLength=1, maxLength=limits.max_chars, pattern=_QUERY_PATTERN)
     properties["k"].update(minimum=1, maximum=limits.max_k)
 
 
@@ -55,9 +58,7 @@ class QueryRequest(BaseModel):
     query: str = Field(
         description="The question or search text, stripped (at most setting `max_query_chars`)."
     )
-    k: Annotated[int, Field(strict=True)] = Field(
-        5, description="Number of results (1 to the setting `max_k`)."
-    )
+    k: WholeNumber = Field(5, description="Number of results (1 to the setting `max_k`).")
     documents: tuple[str, ...] | None = Field(
         None,
         description="Search only these doc_ids (default: every document).",

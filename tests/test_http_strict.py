@@ -30,7 +30,7 @@ def _post(svc: Service, path: str, body: Any) -> Any:
 COERCED = [
     ("/v1/query", {"query": "seal kit", "k": True}),
     ("/v1/query", {"query": "seal kit", "k": "5"}),
-    ("/v1/query", {"query": "seal kit", "k": 2.0}),
+    ("/v1/query", {"query": "seal kit", "k": 2.5}),
     ("/v1/query", {"query": "seal kit", "expand": "yes"}),
     ("/v1/query", {"query": "seal kit", "expand": 1}),
     ("/v1/select", {"k": True}),
@@ -108,3 +108,21 @@ def test_the_schema_shows_the_store_limits_and_forbids_extra_fields(svc: Service
         assert schema["additionalProperties"] is False, schema
     upload = _body_schema(spec, "/v1/documents")
     assert upload["properties"]["doc_id"]["anyOf"][0]["maxLength"] == 512
+
+
+def test_a_whole_number_written_with_a_point_is_an_integer(svc: Service) -> None:
+    # JSON has one number type, and JSON Schema's "integer" includes 2.0: the schema and the
+    # server agree on it (schemathesis checks that they do)
+    r = _post(svc, "/v1/query", {"query": "seal kit", "k": 2.0})
+    assert r.status_code == 200, r.text
+    assert len(r.json()["results"]) <= 2
+    assert _post(svc, "/v1/select", {"k": 1.0, "per_cluster": 1.0}).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/v1/documents?limt=5", "/v1/jobs?stauts=done"])
+def test_an_unknown_query_parameter_is_refused(svc: Service, path: str) -> None:
+    r = svc.client.get(path, headers=svc.as_role("admin"))
+    assert r.status_code == 422, r.text
+    error = assert_canonical(r.json(), "invalid_request")
+    assert error["detail"]["unknown"] == [path.split("?")[1].split("=")[0]]
+    assert svc.client.get(path.split("?")[0], headers=svc.as_role("admin")).status_code == 200

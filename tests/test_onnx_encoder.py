@@ -78,13 +78,19 @@ if sys.argv[2] == "ingest":
     index.ingest_paths([Path("fixtures/pump-x200.md")])
 retriever = Retriever(index)
 out = retriever.query(retriever.request("torque for the impeller nut", k=3))
+if sys.argv[2] == "serve":  # the HTTP service, as `overstory serve` builds it
+    from fastapi.testclient import TestClient
+    from api.app import create_app
+    settings = Settings(store=Path(sys.argv[1]), auth="off")
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        out = client.post("/v1/query", json={"query": "impeller nut torque", "k": 3}).json()
 heavy = sorted(m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules)
 print(json.dumps({"results": len(out["results"]), "heavy": heavy}))
 """
 
 
-def test_ingest_and_query_never_import_torch(tmp_path: Path) -> None:
-    for step in ("ingest", "query"):
+def test_ingest_query_and_serve_never_import_torch(tmp_path: Path) -> None:
+    for step in ("ingest", "query", "serve"):
         proc = subprocess.run(
             [sys.executable, "-c", _NO_TORCH, str(tmp_path / "store"), step],
             capture_output=True,

@@ -34,5 +34,14 @@ def doctor(repair: bool, store: Path | None, as_json: bool) -> None:
             f"{result['vectors_stored']} stored, {result['n_missing']} missing, "
             f"{result['n_orphans']} orphaned"
         )
+        if result["rebuilt_from"]:
+            click.echo(f"the damaged vector store was rebuilt from SQLite (kept at "
+                       f"{result['rebuilt_from']})")  # fmt: skip
+        if result["swept"] or result["restored"]:
+            click.echo(f"swept {result['swept']} leftovers of unpublished builds, put back "
+                       f"{result['restored']} vectors from SQLite")  # fmt: skip
+        if set(result["stored_encoders"]) - {result["encoder"]}:
+            click.echo(f"vectors of another encoder: {result['stored_encoders']}; run "
+                       "`overstory reembed`")  # fmt: skip
     if not result["consistent"] and not repair:
         sys.exit(1)

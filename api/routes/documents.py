@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, Response, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -57,6 +57,15 @@ class DocumentDeleted(BaseModel):
     deleted: str
 
 
+DOC_ID_FORMAT = (
+    "Format `doc-id`: a relative, slash-separated name (`pump/pump-x200.md`); backslashes, `//` "
+    "and `./` are normalized; absolute paths, drive letters, `..` segments and control "
+    "characters are refused with 422."
+)
+DocIdPath = Annotated[
+    str,
+    Path(description="The document's id. " + DOC_ID_FORMAT, json_schema_extra={"format": "doc-id"}),
+]
 _FORM_FIELDS = frozenset({"file", "doc_id"})
 
 
@@ -103,7 +112,9 @@ def upload_document(
         str | None,
         Form(
             max_length=DOC_ID_MAX_CHARS,
-            description="Stable id of the document; default: the uploaded file's name.",
+            description="Stable id of the document; default: the uploaded file's name. "
+            + DOC_ID_FORMAT,
+            json_schema_extra={"format": "doc-id"},
         ),
     ] = None,
 ) -> JobCreatedPublic:
@@ -152,7 +163,7 @@ async def list_documents(index: IndexDep, _: ReaderDep) -> DocumentsPublic:
     responses=errors(401, 403, 404, 422),
     summary="A document's served tree",
 )
-async def document_tree(doc_id: str, index: IndexDep, _: ReaderDep) -> Any:
+async def document_tree(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> Any:
     """The served revision's tree: headings or clusters with summaries, down to passages."""
     return await run_in_threadpool(index.tree, normalize_doc_id(doc_id))
 
@@ -187,7 +198,7 @@ class DiffPublic(BaseModel):
     summary="What changed between two revisions of a document",
 )
 async def document_diff(
-    doc_id: str,
+    doc_id: DocIdPath,
     index: IndexDep,
     _: ReaderDep,
     from_: Annotated[str | None, Query(alias="from", description="Older revision.")] = None,
@@ -206,7 +217,9 @@ async def document_diff(
     responses=errors(401, 403, 404, 422),
     summary="Delete a document, all its revisions and its vectors",
 )
-async def delete_document(doc_id: str, index: IndexDep, principal: EditorDep) -> DocumentDeleted:
+async def delete_document(
+    doc_id: DocIdPath, index: IndexDep, principal: EditorDep
+) -> DocumentDeleted:
     """Remove a document. Waits for an ingestion running in the store to finish first."""
     doc_id = normalize_doc_id(doc_id)
     await run_in_threadpool(index.delete, doc_id)

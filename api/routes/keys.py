@@ -25,7 +25,13 @@ class KeyCreate(BaseModel):
     model_config = REQUEST_CONFIG
 
     role: RolePublic
-    name: str | None = Field(None, min_length=1, max_length=100, description="Who holds it.")
+    name: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        pattern=r"^[^\x00-\x1f]*[^\s\x00-\x1f][^\x00-\x1f]*$",
+        description="Who holds it: printable characters, not only spaces.",
+    )
 
 
 class KeyPublic(BaseModel):

@@ -35,7 +35,9 @@ class ReviewCreate(BaseModel):
     ``text`` is the correction, for status ``corrected`` only; both texts are stripped.
     """
 
-    model_config = ConfigDict(**REQUEST_CONFIG, frozen=True)
+    model_config = ConfigDict(
+        **REQUEST_CONFIG, frozen=True, json_schema_extra=lambda schema: _one_of(schema)
+    )
 
     status: ReviewStatus
     text: str | None = Field(
@@ -73,6 +75,26 @@ class ReviewCreate(BaseModel):
     @classmethod
     def _check_note(cls, value: str | None) -> str | None:
         return (value or "").strip() or None
+
+
+def _one_of(schema: dict[str, Any]) -> None:
+    # The published schema says what the validators check: a correction has a text that is not
+    # blank; an approval or a rejection has none (or a blank one, dropped).
+    schema["oneOf"] = [
+        {
+            "properties": {
+                "status": {"enum": ["approved", "rejected"]},
+                "text": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]},
+            }
+        },
+        {
+            "properties": {
+                "status": {"const": "corrected"},
+                "text": {"type": "string", "pattern": r"\S"},
+            },
+            "required": ["status", "text"],
+        },
+    ]
 
 
 def review(

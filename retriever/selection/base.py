@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import asdict, dataclass, field
-from typing import Annotated, Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from indexer.validation import REQUEST_CONFIG
+from indexer.validation import REQUEST_CONFIG, WholeNumber
 from retriever.request import QueryLimits, check_k, document_ids
 
 METHODS = ("centroid", "rank", "balanced")
@@ -24,7 +24,11 @@ MAX_PER_CLUSTER = 50
 
 
 def _document_limits(schema: dict[str, Any], model: type[Any]) -> None:
-    schema["properties"]["k"]["anyOf"][0].update(minimum=1, maximum=model.max_k)
+    properties = schema["properties"]
+    properties["k"]["anyOf"][0].update(minimum=1, maximum=model.max_k)
+    # pydantic leaves an optional whole number's bound under its Python name
+    budget = properties["budget_tokens"]["anyOf"][0]
+    budget["minimum"] = budget.pop("ge", 1)
 
 
 class SelectionRequest(BaseModel):
@@ -38,7 +42,7 @@ class SelectionRequest(BaseModel):
 
     max_k: ClassVar[int] = QueryLimits().max_k
 
-    k: Annotated[int, Field(strict=True)] | None = Field(
+    k: WholeNumber | None = Field(
         None,
         description="Clusters (outputs) wanted, 1 to the setting `max_k`. Absent: from "
         "`budget_tokens`, else the elbow of the k-means inertia curve.",
@@ -51,7 +55,7 @@ class SelectionRequest(BaseModel):
     under: str | None = Field(
         None, description="Only the passages below this node_id (a chapter, section, cluster)."
     )
-    per_cluster: Annotated[int, Field(strict=True)] = Field(
+    per_cluster: WholeNumber = Field(
         1, ge=1, le=MAX_PER_CLUSTER, description="Representatives per cluster, diverse (MMR)."
     )
     method: Literal["centroid", "rank", "balanced"] | None = Field(
@@ -60,7 +64,7 @@ class SelectionRequest(BaseModel):
         "each cluster; `balanced`: over-cluster then merge, so small topics keep a cluster. "
         "Default: setting `select_method`.",
     )
-    budget_tokens: Annotated[int, Field(strict=True)] | None = Field(
+    budget_tokens: WholeNumber | None = Field(
         None,
         ge=1,
         description="Context budget in model tokens; K = budget ÷ (mean passage tokens × "
