@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from indexer.doc_ids import normalize_doc_id
+from indexer.errors import InvalidRequestError
 from indexer.settings import Settings
 from indexer.validation import REQUEST_CONFIG, WholeNumber, limit_error
 
@@ -159,7 +161,16 @@ def document_ids(value: object) -> tuple[str, ...] | None:
         raise PydanticCustomError(
             "documents_empty", "documents is empty: omit it to use every document"
         )
-    return tuple(dict.fromkeys(value))
+    return tuple(dict.fromkeys(_canonical(d) for d in value))
+
+
+def _canonical(doc_id: str) -> str:
+    # "a//b.md" names "a/b.md", as in every other place a doc_id comes in; an id that can be
+    # no document's stays as given and is answered as unknown (404)
+    try:
+        return normalize_doc_id(doc_id)
+    except InvalidRequestError:
+        return doc_id
 
 
 def _encodable(text: str) -> bool:

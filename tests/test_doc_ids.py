@@ -145,3 +145,13 @@ def test_cli_rm_normalizes(tmp_path: Path) -> None:
     code, out = _cli(store, "rm", "./a//b.md", "--json")
     assert code == 0, out
     assert json.loads(out) == {"deleted": "a/b.md"}
+
+
+def test_query_documents_are_normalized_too(svc: Service) -> None:
+    body = {"query": "seal", "k": 3, "documents": ["./x.md", "x.md"]}
+    r = svc.client.post("/v1/query", headers=svc.as_role("reader"), json=body)
+    assert r.status_code == 200, r.text
+    assert {x["doc_id"] for x in r.json()["results"]} <= {"x.md"}
+    body["documents"] = ["../x.md"]  # no document can have that id
+    r = svc.client.post("/v1/query", headers=svc.as_role("reader"), json=body)
+    assert r.status_code == 404, r.text

@@ -14,6 +14,7 @@ from api.commands.common import (
     json_option,
     store_option,
 )
+from api.service.actions import record_cli_write
 from api.service.wiring import open_stack
 from indexer.doc_ids import normalize_doc_id
 from indexer.index import Index
@@ -70,7 +71,9 @@ def _print(node: dict[str, Any], depth: int) -> None:
 def rm(doc_id: str, store: Path | None, as_json: bool) -> None:
     """Delete a document, all its revisions and its vectors."""
     doc_id = normalize_doc_id(doc_id)
-    open_stack(existing_store(store)).index.delete(doc_id)  # with the publish hooks
+    index = open_stack(existing_store(store)).index
+    index.delete(doc_id)  # with the publish hooks
+    record_cli_write(index.catalog, "document.delete", doc_id=doc_id)
     if as_json:
         emit_json({"deleted": doc_id})
     else:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.service.actions import record_cli_write
 from api.service.wiring import open_stack
 from indexer.index import Index
 from indexer.progress import ProgressEvent, ProgressFn, no_progress
@@ -60,6 +61,9 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
     finally:
         if bar is not None:
             bar.close()
+    for d in report.documents:
+        if d.status != "unchanged":
+            record_cli_write(index.catalog, "document.ingest", doc_id=d.doc_id, revision=d.revision)
     if as_json:
         emit_json(report.to_json())
         _echo_skipped(report.skipped)

@@ -8,13 +8,15 @@ from pathlib import Path
 import click
 
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.service.actions import record_cli_write
 from api.service.keys import ROLES, KeyStore
 from indexer.store.catalog import Catalog
 
 
-def _key_store(store: Path | None) -> KeyStore:
+def _key_store(store: Path | None) -> tuple[KeyStore, Catalog]:
     settings = settings_from(store)
-    return KeyStore(Catalog(settings.store / "overstory.db"))
+    catalog = Catalog(settings.store / "overstory.db")
+    return KeyStore(catalog), catalog
 
 
 def _when(ts: float | None) -> str:
@@ -36,7 +38,9 @@ def keys() -> None:
 @handle_errors
 def create(role: str, name: str | None, store: Path | None, as_json: bool) -> None:
     """Create a key and print it once: reader < editor < auditor < admin."""
-    key, record = _key_store(store).create(role=role, name=name)
+    keystore, catalog = _key_store(store)
+    key, record = keystore.create(role=role, name=name)
+    record_cli_write(catalog, "key.create", created_key_id=record.key_id, role=role)
     if as_json:
         emit_json({"key": key, "role": record.role, "name": record.name, "key_id": record.key_id})
         return
@@ -53,7 +57,7 @@ def create(role: str, name: str | None, store: Path | None, as_json: bool) -> No
 @handle_errors
 def list_keys(store: Path | None, as_json: bool) -> None:
     """List keys (ids, roles, names; never the keys themselves)."""
-    records = _key_store(store).list_keys()
+    records = _key_store(store)[0].list_keys()
     if as_json:
         emit_json({"keys": [r.to_json() for r in records]})
         return
@@ -72,7 +76,9 @@ def list_keys(store: Path | None, as_json: bool) -> None:
 @handle_errors
 def revoke(key_id: str, store: Path | None, as_json: bool) -> None:
     """Revoke a key by its id (`keys list`), never the key itself; it is refused from then on."""
-    record = _key_store(store).revoke(key_id)
+    keystore, catalog = _key_store(store)
+    record = keystore.revoke(key_id)
+    record_cli_write(catalog, "key.revoke", revoked_key_id=record.key_id)
     if as_json:
         emit_json({"revoked": record.key_id, **record.to_json()})
     else:
