@@ -8,7 +8,7 @@ whose model depends on the store's settings is read by :func:`json_body`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args, get_origin
 
 from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
@@ -134,17 +134,35 @@ async def refuse_unknown_query(request: Request) -> None:
     dependant = getattr(route, "dependant", None)
     if dependant is None or not request.query_params:
         return
-    known = _query_names(dependant)
-    unknown = sorted(set(request.query_params) - known)
+    known = _query_params(dependant)
+    unknown = sorted(set(request.query_params) - set(known))
     if unknown:
         raise InvalidRequestError(
             f"unknown query parameter{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}",
             detail={"unknown": unknown},
         )
+    repeated = sorted(
+        name
+        for name, many in known.items()
+        if not many and len(request.query_params.getlist(name)) > 1
+    )
+    if repeated:
+        raise InvalidRequestError(
+            f"query parameter given more than once: {', '.join(repeated)}",
+            detail={"repeated": repeated},
+        )
 
 
-def _query_names(dependant: Any) -> set[str]:
-    names = {p.alias for p in dependant.query_params}
+def _query_params(dependant: Any) -> dict[str, bool]:
+    """Each query parameter of a route (and its dependencies): whether it takes a list."""
+    params = {p.alias: _is_list(p.field_info.annotation) for p in dependant.query_params}
     for sub in dependant.dependencies:
-        names |= _query_names(sub)
-    return names
+        params.update(_query_params(sub))
+    return params
+
+
+def _is_list(annotation: Any) -> bool:
+    origin = get_origin(annotation)
+    if origin in (list, tuple, set, frozenset):
+        return True
+    return any(_is_list(arg) for arg in get_args(annotation)) if origin is not None else False

@@ -27,6 +27,12 @@ M = TypeVar("M", bound=BaseModel)
 REQUEST_CONFIG = ConfigDict(strict=True, extra="forbid")
 
 
+# What str.strip() removes, as real characters for a regex class: Python counts \x1c-\x1f and
+# \x85 as whitespace where JSON Schema's (ECMA) \s does not, so schema patterns that mean "not
+# only spaces" spell the class out instead of using \s.
+SPACE_CLASS = "\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
 def _whole(value: Any) -> Any:
     # JSON has one number type: 5.0 is the integer 5 (as JSON Schema's "integer" says), while
     # "5" and true stay refused by the strict int below.

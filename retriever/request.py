@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import InvalidRequestError
 from indexer.settings import Settings
-from indexer.validation import REQUEST_CONFIG, WholeNumber, limit_error
+from indexer.validation import REQUEST_CONFIG, SPACE_CLASS, WholeNumber, limit_error
 
 Kind = Literal["passage", "summary"]
 Intent = Literal["auto", "passage", "section", "document"]
@@ -29,7 +29,7 @@ KINDS: tuple[Kind, ...] = ("passage", "summary")
 _CONTROL_CHARS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 _CONTROL = re.compile(f"[{_CONTROL_CHARS}]")
 # what _check_query accepts, for the schema: no control characters, not only spaces
-_QUERY_PATTERN = f"^[^{_CONTROL_CHARS}]*[^\\s{_CONTROL_CHARS}][^{_CONTROL_CHARS}]*$"
+_QUERY_PATTERN = f"^[^{_CONTROL_CHARS}]*[^{SPACE_CLASS}{_CONTROL_CHARS}][^{_CONTROL_CHARS}]*$"
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ def _document_limits(schema: dict[str, Any], model: type[Any]) -> None:
     properties = schema["properties"]
     properties["query"].update(minLength=1, maxLength=limits.max_chars, pattern=_QUERY_PATTERN)
     properties["k"].update(minimum=1, maximum=limits.max_k)
+    properties["kinds"].pop("uniqueItems", None)  # a repeated kind is taken once, not refused
 
 
 class QueryRequest(BaseModel):

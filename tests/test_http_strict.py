@@ -126,3 +126,13 @@ def test_an_unknown_query_parameter_is_refused(svc: Service, path: str) -> None:
     error = assert_canonical(r.json(), "invalid_request")
     assert error["detail"]["unknown"] == [path.split("?")[1].split("=")[0]]
     assert svc.client.get(path.split("?")[0], headers=svc.as_role("admin")).status_code == 200
+
+
+def test_a_single_query_parameter_given_twice_is_refused(svc: Service) -> None:
+    headers = svc.as_role("admin")
+    r = svc.client.get("/v1/audit/log?doc_id=a.md&doc_id=b.md", headers=headers)
+    assert r.status_code == 422, r.text
+    assert assert_canonical(r.json(), "invalid_request")["detail"] == {"repeated": ["doc_id"]}
+    # a list parameter takes many
+    r = svc.client.get("/v1/audit/queue?doc_id=pump.md&doc_id=pump.md", headers=headers)
+    assert r.status_code == 200, r.text

@@ -12,7 +12,7 @@ from api.deps import AdminDep, IndexDep, KeyStoreDep
 from api.models import errors
 from api.service.actions import record_write
 from api.service.keys import KEY_ID_PATTERN
-from indexer.validation import REQUEST_CONFIG
+from indexer.validation import REQUEST_CONFIG, SPACE_CLASS
 
 router = APIRouter(prefix="/v1", tags=["keys"])
 
@@ -29,7 +29,7 @@ class KeyCreate(BaseModel):
         None,
         min_length=1,
         max_length=100,
-        pattern=r"^[^\x00-\x1f]*[^\s\x00-\x1f][^\x00-\x1f]*$",
+        pattern=f"^[^\\x00-\\x1f]*[^\\x00-\\x1f{SPACE_CLASS}][^\\x00-\\x1f]*$",
         description="Who holds it: printable characters, not only spaces.",
     )
 

@@ -21,7 +21,7 @@ from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
 from indexer.reviews import ReviewState, review_from_row
 from indexer.store.catalog import Catalog
 from indexer.store.reviews import NewReview
-from indexer.validation import REQUEST_CONFIG, validated
+from indexer.validation import REQUEST_CONFIG, SPACE_CLASS, validated
 
 MAX_CORRECTION_CHARS = 20_000
 MAX_NOTE_CHARS = 2_000
@@ -77,6 +77,9 @@ class ReviewCreate(BaseModel):
         return (value or "").strip() or None
 
 
+_BLANK = f"^[{SPACE_CLASS}]*$"
+
+
 def _one_of(schema: dict[str, Any]) -> None:
     # The published schema says what the validators check: a correction has a text that is not
     # blank; an approval or a rejection has none (or a blank one, dropped).
@@ -84,13 +87,18 @@ def _one_of(schema: dict[str, Any]) -> None:
         {
             "properties": {
                 "status": {"enum": ["approved", "rejected"]},
-                "text": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]},
+                "text": {
+                    "anyOf": [
+                        {"type": "null"},
+                        {"type": "string", "pattern": f"^[{SPACE_CLASS}]*$"},
+                    ]
+                },
             }
         },
         {
             "properties": {
                 "status": {"const": "corrected"},
-                "text": {"type": "string", "pattern": r"\S"},
+                "text": {"type": "string", "pattern": f"[^{SPACE_CLASS}]"},
             },
             "required": ["status", "text"],
         },
