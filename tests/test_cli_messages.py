@@ -109,6 +109,9 @@ def test_eval_on_an_empty_store_is_an_error(tmp_path: Path) -> None:
         ["audit", "queue"],
         ["audit", "log"],
         ["eval", "QUESTIONS"],
+        ["keys", "list"],
+        ["keys", "revoke", "0123abcd"],
+        ["reembed"],
     ],
 )
 def test_reading_commands_refuse_a_store_that_does_not_exist(
@@ -122,6 +125,16 @@ def test_reading_commands_refuse_a_store_that_does_not_exist(
     assert code == 1, (out, err)
     _one_line_error(err, "no Overstory store", str(typo))
     assert not typo.exists()
+
+
+def test_a_dry_run_plans_without_making_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "not-yet"
+    code, out, _ = run_cli(
+        "ingest", str(_folder(tmp_path)), "--dry-run", "--store", str(store), "--json", env=HASHING
+    )
+    assert code == 0 and out["dry_run"] is True
+    assert [d["status"] for d in out["documents"]] == ["new"] and out["summaries_computed"] > 0
+    assert not store.exists()
 
 
 def test_ingest_still_creates_a_new_store(tmp_path: Path) -> None:

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.commands.common import (
+    emit_json,
+    existing_store,
+    handle_errors,
+    json_option,
+    settings_from,
+    store_option,
+)
 from indexer.progress import ProgressEvent
 
 
@@ -22,7 +29,7 @@ def reembed(store: Path | None, as_json: bool) -> None:
     """
     from indexer.index import Index
 
-    index = Index(settings_from(store))
+    index = Index(existing_store(store))
 
     def progress(ev: ProgressEvent) -> None:
         if not as_json and ev.done == ev.total:

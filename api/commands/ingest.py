@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import click
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
 from api.service.actions import record_cli_write
 from api.service.wiring import open_stack
-from indexer.index import Index
+from indexer.index import CATALOG_FILE, Index
 from indexer.progress import ProgressEvent, ProgressFn, no_progress
 
 
@@ -48,10 +49,17 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
     file failed (the others are still ingested) or a summary failed (run the same ingest again
     to retry only the nodes left without one).
     """
-    index = open_stack(settings_from(store)).index
+    settings = settings_from(store)
     if dry_run:
-        _dry_run(index, paths, as_json=as_json)
+        if (settings.store / CATALOG_FILE).is_file():
+            _dry_run(open_stack(settings).index, paths, as_json=as_json)
+            return
+        # no store yet: plan against an empty one, and write nothing where it would be
+        with tempfile.TemporaryDirectory(prefix="overstory-plan-") as empty:
+            planned = settings.model_copy(update={"store": Path(empty)})
+            _dry_run(open_stack(planned).index, paths, as_json=as_json)
         return
+    index = open_stack(settings).index
     progress: ProgressFn = no_progress
     bar = None
     if not as_json and sys.stderr.isatty():

@@ -7,15 +7,25 @@ from pathlib import Path
 
 import click
 
-from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
+from api.commands.common import (
+    emit_json,
+    existing_store,
+    handle_errors,
+    json_option,
+    settings_from,
+    store_option,
+)
 from api.service.actions import record_cli_write
 from api.service.keys import ROLES, KeyStore
+from indexer.index import CATALOG_FILE
 from indexer.store.catalog import Catalog
 
 
-def _key_store(store: Path | None) -> tuple[KeyStore, Catalog]:
-    settings = settings_from(store)
-    catalog = Catalog(settings.store / "overstory.db")
+def _key_store(store: Path | None, *, existing: bool = True) -> tuple[KeyStore, Catalog]:
+    # keys may be made for a store before anything is ingested into it; listing and revoking
+    # are for one that exists (a mistyped --store must not make an empty one)
+    settings = existing_store(store) if existing else settings_from(store)
+    catalog = Catalog(settings.store / CATALOG_FILE)
     return KeyStore(catalog), catalog
 
 
@@ -38,7 +48,7 @@ def keys() -> None:
 @handle_errors
 def create(role: str, name: str | None, store: Path | None, as_json: bool) -> None:
     """Create a key and print it once: reader < editor < auditor < admin."""
-    keystore, catalog = _key_store(store)
+    keystore, catalog = _key_store(store, existing=False)
     key, record = keystore.create(role=role, name=name)
     record_cli_write(catalog, "key.create", created_key_id=record.key_id, role=role)
     if as_json:
