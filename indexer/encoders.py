@@ -11,12 +11,14 @@ it resumes where it stopped.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from indexer.embedding import Embedder
 from indexer.errors import EncoderMismatchError
 from indexer.progress import ProgressEvent, ProgressFn, no_progress
 from indexer.store.catalog import Catalog
+from indexer.store.records import VectorSource
 from indexer.store.vectors import VectorStore
 
 BATCH = 256
@@ -60,17 +62,32 @@ def reembed(
     done = 0
     for doc_id, build_id in todo:
         sources = catalog.nodes.vector_sources_of_build(build_id)
-        progress(ProgressEvent(doc_id, "embed", 0, len(sources)))
-        for i in range(0, len(sources), BATCH):
-            batch = sources[i : i + BATCH]
-            vecs = embedder.embed([s.text for s in batch])
-            vectors.upsert(
-                [s.vector_id for s in batch],
-                vecs,
-                doc_ids=[s.doc_id for s in batch],
-                kinds=[s.kind for s in batch],
-            )
-            progress(ProgressEvent(doc_id, "embed", i + len(batch), len(sources)))
+        total = len(sources)
+        progress(ProgressEvent(doc_id, "embed", 0, total))
+
+        def step(n: int, doc_id: str = doc_id, total: int = total) -> None:
+            progress(ProgressEvent(doc_id, "embed", n, total))
+
+        encode_into(vectors, embedder, sources, step)
         catalog.set_build_encoder(build_id, embedder.name)
         done += len(sources)
     return Reembedded(encoder=embedder.name, documents=len(todo), vectors=done)
+
+
+def encode_into(
+    vectors: VectorStore,
+    embedder: Embedder,
+    sources: Sequence[VectorSource],
+    done: Callable[[int], None] = lambda _: None,
+) -> int:
+    """Encode ``sources`` in batches and store their vectors; ``done`` hears the count so far."""
+    for i in range(0, len(sources), BATCH):
+        batch = sources[i : i + BATCH]
+        vectors.upsert(
+            [s.vector_id for s in batch],
+            embedder.embed([s.text for s in batch]),
+            doc_ids=[s.doc_id for s in batch],
+            kinds=[s.kind for s in batch],
+        )
+        done(i + len(batch))
+    return len(sources)

@@ -21,7 +21,7 @@ from typing import Any
 from indexer.clustering import make_restructure
 from indexer.doc_ids import normalize_doc_id
 from indexer.embedding import Embedder, encoder_identity, make_embedder
-from indexer.encoders import Reembedded, reembed, require_encoder
+from indexer.encoders import Reembedded, encode_into, reembed, require_encoder
 from indexer.errors import NotFoundError, OverstoryError, UnreadableFileError
 from indexer.hashing import hash_bytes
 from indexer.ingest import IngestContext, Restructure, ingest_document, read_file
@@ -36,7 +36,7 @@ from indexer.store.vectors.recorded import RecordedVectorStore
 from indexer.summarizers import Summarizer, make_summarizer
 from indexer.supersession import newer_publish, record_publish
 from indexer.treeview import tree_json
-from indexer.vector_health import Opened, open_vectors
+from indexer.vector_health import Opened, open_vectors, restore
 
 PublishHook = Callable[[Sequence[str]], None]
 """Called with the doc_ids whose served revision changed (new build or deleted), once per call
@@ -340,27 +340,13 @@ class Index:
 
     def _restore(self, wanted: set[str]) -> set[str]:
         """Put back, from SQLite's copies, vectors the vector store lacks (nothing encoded)."""
-        done: set[str] = set()
-        inner = self.vectors.inner if isinstance(self.vectors, RecordedVectorStore) else None
-        if inner is None or not wanted:
-            return done
-        for ids, vectors, doc_ids, kinds in self.catalog.vector_copies.batches(wanted):
-            inner.upsert(ids, vectors, doc_ids=doc_ids, kinds=kinds)
-            done.update(ids)
-        return done
+        if not wanted or not isinstance(self.vectors, RecordedVectorStore):
+            return set()
+        return restore(self.vectors.inner, self.catalog, wanted)
 
     def _reembed(self, wanted: set[str]) -> int:
-        todo = self.catalog.nodes.served_vector_sources(wanted)
-        for i in range(0, len(todo), 256):
-            batch = todo[i : i + 256]
-            vecs = self.embedder.embed([v.text for v in batch])
-            self.vectors.upsert(
-                [v.vector_id for v in batch],
-                vecs,
-                doc_ids=[v.doc_id for v in batch],
-                kinds=[v.kind for v in batch],
-            )
-        return len(todo)
+        sources = self.catalog.nodes.served_vector_sources(wanted)
+        return encode_into(self.vectors, self.embedder, sources)
 
     def close(self) -> None:
         """Release the catalog connection of this thread."""

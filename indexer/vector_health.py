@@ -89,15 +89,21 @@ def _rebuild(settings: Settings, catalog: Catalog, damage: Exception) -> Opened:
     inner = make_vector_store(settings)
     store = RecordedVectorStore(inner, catalog.vector_copies)
     wanted = catalog.served_vector_ids()
-    restored = 0
-    for ids, vectors, doc_ids, kinds in catalog.vector_copies.batches(wanted):
-        inner.upsert(ids, vectors, doc_ids=doc_ids, kinds=kinds)
-        restored += len(ids)
+    restored = len(restore(inner, catalog, wanted))
     missing = sorted(wanted - inner.existing(sorted(wanted)))
     log.warning(
         "vector store rebuilt: %d vectors restored, %d to encode again", restored, len(missing)
     )
     return Opened(store, rebuilt_from=aside, restored=restored, missing=missing)
+
+
+def restore(inner: VectorStore, catalog: Catalog, wanted: set[str]) -> set[str]:
+    """Copy the vectors SQLite holds among ``wanted`` into ``inner``; the ids restored."""
+    done: set[str] = set()
+    for ids, vectors, doc_ids, kinds in catalog.vector_copies.batches(wanted):
+        inner.upsert(ids, vectors, doc_ids=doc_ids, kinds=kinds)
+        done.update(ids)
+    return done
 
 
 def _forget_open_clients() -> None:
