@@ -29,6 +29,7 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
         403: "The API key's role does not allow this (auth off: another origin or host).",
         404: "No such resource.",
         409: "The resource is not in a state that allows this.",
+        410: "The revision was dropped by the retention rule (setting `keep_revisions`).",
         413: "The upload or request body is too large.",
         415: "Unsupported file type.",
         422: "Invalid request (a field, a limit, a doc_id with '..', an unparseable file).",

@@ -14,6 +14,7 @@
     ├── MethodNotAllowedError           405 method_not_allowed
     ├── ConflictError                   409 conflict
     │   └── JobSupersededError          409 superseded      (a newer revision is served)
+    ├── GoneError                       410 gone            (a revision the retention dropped)
     ├── TooManyJobsError                429 too_many_jobs
     ├── UnavailableError                503 unhealthy
     ├── ConfigError                     500 config_error
@@ -123,6 +124,14 @@ class JobSupersededError(ConflictError):
     running or retrying it would roll the document back."""
 
     code = "superseded"
+
+
+class GoneError(OverstoryError):
+    """A revision that existed but was dropped by the retention rule (setting
+    ``keep_revisions``): asked for again, it is gone, not unknown."""
+
+    status = 410
+    code = "gone"
 
 
 class TooManyJobsError(OverstoryError):

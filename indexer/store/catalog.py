@@ -5,7 +5,7 @@ One file, WAL mode, so readers (queries) never wait for the writer (an ingest). 
 pointer moved in one transaction, so a query sees either the old revision or the new one.
 
 The catalog is the one object per database: its tables beyond documents and builds are reached
-through its attributes (``nodes``, ``reviews``, ``lint``, ``keys``, ``jobs``).
+through its attributes (``nodes``, ``reviews``, ``lint``, ``keys``, ``jobs``, ``history``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 
 from indexer.errors import NotFoundError
 from indexer.store.db import Database
+from indexer.store.history import HistoryTable
 from indexer.store.jobs import JobStore
 from indexer.store.keys import KeyTable
 from indexer.store.lint_flags import LintFlagTable
@@ -48,6 +49,7 @@ class Catalog(Database):
         self.keys = KeyTable(self)
         self.jobs = JobStore(self)
         self.vector_copies = VectorCopies(self)
+        self.history = HistoryTable(self)
 
     # documents and builds ----------------------------------------------------------------
     def document(self, doc_id: str) -> sqlite3.Row | None:
@@ -205,6 +207,12 @@ class Catalog(Database):
         """Remove a document, all its builds and nodes (cached summaries stay: they are a cache)."""
         with self.write() as db:
             db.execute("DELETE FROM nodes WHERE doc_id = ?", (doc_id,))
+            db.execute(
+                "DELETE FROM revision_changes WHERE build_id IN"
+                " (SELECT build_id FROM builds WHERE doc_id = ?)",
+                (doc_id,),
+            )
+            db.execute("DELETE FROM pruned_revisions WHERE doc_id = ?", (doc_id,))
             db.execute("DELETE FROM builds WHERE doc_id = ?", (doc_id,))
             db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
 

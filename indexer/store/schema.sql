@@ -163,3 +163,23 @@ CREATE TABLE IF NOT EXISTS vector_copies (
     vector    BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS vector_copies_doc ON vector_copies (doc_id);
+
+-- Revisions dropped by the retention rule (indexer/retention.py): asked for again, they answer
+-- 410 Gone rather than 404, with when they were dropped.
+CREATE TABLE IF NOT EXISTS pruned_revisions (
+    doc_id      TEXT NOT NULL,
+    revision    TEXT NOT NULL,
+    build_id    INTEGER NOT NULL,
+    ingested_at REAL,
+    pruned_at   REAL NOT NULL,
+    PRIMARY KEY (doc_id, revision, build_id)
+);
+
+-- What changed in each revision since the one before it, in one line (indexer/revisions.py),
+-- computed once: a build never changes after it is published.
+CREATE TABLE IF NOT EXISTS revision_changes (
+    build_id      INTEGER PRIMARY KEY,
+    previous      TEXT,
+    line          TEXT NOT NULL,
+    counts        TEXT NOT NULL
+);

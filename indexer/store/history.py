@@ -1,0 +1,186 @@
+"""Revision history tables: per-build counts, pins, pruned revisions and one-line changes.
+
+The reads and writes of :mod:`indexer.revisions` and :mod:`indexer.retention`; only this module
+speaks SQL about revisions beyond what the catalog itself does.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from indexer.store.db import Database
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildCounts:
+    """How much one build holds."""
+
+    sections: int
+    passages: int
+    summaries: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrunedRevision:
+    """A revision the retention rule dropped."""
+
+    doc_id: str
+    revision: str
+    build_id: int
+    ingested_at: float | None
+    pruned_at: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class DroppedBuild:
+    """What deleting one build removed from SQLite."""
+
+    build_id: int
+    nodes: int
+    vector_ids: list[str]
+
+
+class HistoryTable:
+    """Counts, pins, pruning and the one-line change of each revision."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def counts(self, build_ids: Iterable[int]) -> dict[int, BuildCounts]:
+        """Sections (chapters and sections), passages and summaries of each build."""
+        rows = self._db.rows_in(
+            "SELECT build_id, SUM(level IN ('chapter', 'section')) AS sections,"
+            " SUM(level = 'passage') AS passages,"
+            " SUM(level != 'passage' AND summary_key IS NOT NULL) AS summaries"
+            " FROM nodes WHERE build_id IN ({marks}) GROUP BY build_id",
+            build_ids,
+        )
+        return {
+            int(r["build_id"]): BuildCounts(
+                sections=int(r["sections"] or 0),
+                passages=int(r["passages"] or 0),
+                summaries=int(r["summaries"] or 0),
+            )
+            for r in rows
+        }
+
+    def pinned_builds(self, doc_id: str) -> dict[int, str]:
+        """Builds of a document an open review or a correction holds on to, with why.
+
+        A review pins the build it was made in when it is its node's latest review and either
+        carries a correction or is stale (its node's source is gone from the served build: the
+        expert re-checks it against the text it was made on).
+        """
+        rows = self._db.db.execute(
+            "SELECT n.build_id, r.corrected_text IS NOT NULL AS corrected FROM reviews r"
+            " JOIN nodes n ON n.node_id = r.node_id"
+            " WHERE r.doc_id = ? AND r.review_id = (SELECT MAX(review_id) FROM reviews"
+            " WHERE doc_id = r.doc_id AND node_hash = r.node_hash)"
+            " AND (r.corrected_text IS NOT NULL OR NOT EXISTS (SELECT 1 FROM nodes s"
+            " JOIN documents d ON s.build_id = d.current_build"
+            " WHERE d.doc_id = r.doc_id AND s.hash = r.node_hash))",
+            (doc_id,),
+        ).fetchall()
+        out: dict[int, str] = {}
+        for r in rows:
+            reason = "correction" if r["corrected"] else "open review"
+            if out.get(int(r["build_id"])) != "correction":
+                out[int(r["build_id"])] = reason
+        return out
+
+    def drop_build(self, build_id: int, *, doc_id: str, revision: str, ingested_at: float | None) -> DroppedBuild:
+        """Delete a superseded build and its nodes, remember it as pruned; the vector ids only
+        it referenced are returned (the caller drops them from both vector copies)."""
+        with self._db.write() as db:
+            served = db.execute(
+                "SELECT 1 FROM documents WHERE current_build = ?", (build_id,)
+            ).fetchone()
+            if served is not None:
+                raise ValueError(f"build {build_id} is served; it cannot be pruned")
+            ids = {
+                r[0]
+                for r in db.execute(
+                    "SELECT DISTINCT vector_id FROM nodes WHERE build_id = ?"
+                    " AND vector_id IS NOT NULL",
+                    (build_id,),
+                )
+            }
+            n = db.execute("DELETE FROM nodes WHERE build_id = ?", (build_id,)).rowcount
+            db.execute("DELETE FROM builds WHERE build_id = ?", (build_id,))
+            db.execute("DELETE FROM revision_changes WHERE build_id = ?", (build_id,))
+            db.execute(
+                "INSERT OR REPLACE INTO pruned_revisions (doc_id, revision, build_id,"
+                " ingested_at, pruned_at) VALUES (?, ?, ?, ?, ?)",
+                (doc_id, revision, build_id, ingested_at, time.time()),
+            )
+            still = {
+                r[0]
+                for r in self._db.rows_in(
+                    "SELECT DISTINCT vector_id FROM nodes WHERE vector_id IN ({marks})", ids
+                )
+            }
+        return DroppedBuild(build_id=build_id, nodes=int(n), vector_ids=sorted(ids - still))
+
+    def pruned(self, doc_id: str) -> list[PrunedRevision]:
+        """The revisions of a document the retention rule dropped, oldest first."""
+        rows = self._db.db.execute(
+            "SELECT * FROM pruned_revisions WHERE doc_id = ? ORDER BY build_id", (doc_id,)
+        ).fetchall()
+        return [_pruned(r) for r in rows]
+
+    def forget_pruned(self, doc_id: str) -> None:
+        """Drop a deleted document's pruned-revision records."""
+        with self._db.write() as db:
+            db.execute("DELETE FROM pruned_revisions WHERE doc_id = ?", (doc_id,))
+
+    def change_lines(self, build_ids: Iterable[int]) -> dict[int, tuple[str | None, str, dict[str, int]]]:
+        """The stored one-line change of each build: (previous revision, line, counts)."""
+        rows = self._db.rows_in(
+            "SELECT build_id, previous, line, counts FROM revision_changes"
+            " WHERE build_id IN ({marks})",
+            build_ids,
+        )
+        return {
+            int(r["build_id"]): (r["previous"], r["line"], json.loads(r["counts"])) for r in rows
+        }
+
+    def put_change_line(
+        self, build_id: int, *, previous: str | None, line: str, counts: dict[str, int]
+    ) -> None:
+        """Store a build's one-line change."""
+        with self._db.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO revision_changes (build_id, previous, line, counts)"
+                " VALUES (?, ?, ?, ?)",
+                (build_id, previous, line, json.dumps(counts)),
+            )
+
+    def file_pages(self) -> tuple[int, int, int]:
+        """The catalog file's page size, page count and free pages."""
+        db = self._db.db
+        size = int(db.execute("PRAGMA page_size").fetchone()[0])
+        count = int(db.execute("PRAGMA page_count").fetchone()[0])
+        free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
+        return size, count, free
+
+    def vacuum(self) -> None:
+        """Give the free pages back to the file system (rewrites the file; readers continue)."""
+        with self._db._write_lock:
+            self._db.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.db.execute("VACUUM")
+
+
+def _pruned(row: sqlite3.Row) -> PrunedRevision:
+    return PrunedRevision(
+        doc_id=row["doc_id"],
+        revision=row["revision"],
+        build_id=int(row["build_id"]),
+        ingested_at=row["ingested_at"],
+        pruned_at=float(row["pruned_at"]),
+    )
