@@ -151,10 +151,18 @@ def diff_revisions(
     return diff_builds(catalog, doc_id, old_id, new_id)
 
 
-def diff_builds(catalog: Catalog, doc_id: str, old_id: int, new_id: int) -> RevisionDiff:
-    """The comparison of two builds of one document."""
+def diff_builds(
+    catalog: Catalog,
+    doc_id: str,
+    old_id: int,
+    new_id: int,
+    *,
+    loaded: tuple[dict[tuple[str, ...], Section], dict[tuple[str, ...], Section]] | None = None,
+) -> RevisionDiff:
+    """The comparison of two builds of one document (``loaded``: both builds' sections, when
+    the caller has read them already)."""
     rev = {b: info.revision for b, info in catalog.builds([old_id, new_id]).items()}
-    old, new = load_sections(catalog, old_id), load_sections(catalog, new_id)
+    old, new = loaded or (load_sections(catalog, old_id), load_sections(catalog, new_id))
     pairs = _match(old, new)
     result = RevisionDiff(doc_id, rev[old_id], rev[new_id])
     moved = _reordered(old, new, pairs)

@@ -36,6 +36,7 @@ class Section:
     node_id: str
     path: tuple[str, ...]
     title: str | None
+    level: str
     parent: tuple[str, ...] | None
     ordinal: int
     hash: str
@@ -66,6 +67,7 @@ def load_sections(catalog: Catalog, build_id: int) -> dict[tuple[str, ...], Sect
             node_id=r["node_id"],
             path=path,
             title=r["title"],
+            level=r["level"],
             parent=tuple(json.loads(by_id[parent]["heading_path"])) if parent else None,
             ordinal=int(r["ordinal"]),
             hash=r["hash"],
@@ -161,3 +163,29 @@ def passage_json(p: Passage, *, revision: str, heading_path: tuple[str, ...]) ->
         "char_end": p.char_end,
         "pages": p.pages,
     }
+
+
+def sentences(text: str) -> list[str]:
+    """A body's sentences, line by line (a table row or a list item is a unit of its own)."""
+    from indexer.summarizers.sentences import split_sentences
+
+    return [
+        s
+        for line in text.splitlines()
+        if line.strip()
+        for s in split_sentences(line)
+        if any(ch.isalpha() for ch in s)  # not a list item's bare number
+    ]
+
+
+def changed_sentences(old: str, new: str) -> tuple[list[str], list[str]]:
+    """The sentences only the old body has, and those only the new one has, in order."""
+    a, b = sentences(old), sentences(new)
+    gone: list[str] = []
+    came: list[str] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            gone.extend(a[i1:i2])
+            came.extend(b[j1:j2])
+    return gone, came

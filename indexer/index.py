@@ -29,6 +29,7 @@ from indexer.parsers import supported_suffixes
 from indexer.plan import IngestPlan, plan_document
 from indexer.progress import ProgressFn, no_progress
 from indexer.reports import IngestReport
+from indexer.retention import PruneReport, plan_prune, prune
 from indexer.settings import Settings
 from indexer.store.catalog import Catalog
 from indexer.store.vectors import VectorStore
@@ -196,6 +197,7 @@ class Index:
             )
             if doc.status != "unchanged":
                 record_publish(self.catalog, doc_id, as_of=submitted)
+                report.pruned = self._prune_quietly([doc_id])
         self._published([doc_id] if doc.status != "unchanged" else [])
         report.add(doc)
         report.seconds = time.perf_counter() - started
@@ -225,6 +227,7 @@ class Index:
                         )
                         if doc.status != "unchanged":
                             record_publish(self.catalog, doc_id, as_of=submitted)
+                            report.pruned += self._prune_quietly([doc_id])
                     if doc.status != "unchanged":
                         published.append(doc_id)
                     report.add(doc)
@@ -251,6 +254,29 @@ class Index:
                 plan.errors.append(file_error(doc_id, path, exc))
         plan.seconds = time.perf_counter() - started
         return plan
+
+    def prune(self, *, dry_run: bool = False, vacuum: bool = True) -> PruneReport:
+        """Drop the revisions the retention rule no longer keeps (setting ``keep_revisions``),
+        from every document; ``vacuum`` gives the space back to the file system."""
+        with self._ingest_lock():
+            plan = plan_prune(self.catalog, keep=self.settings.keep_revisions)
+            return prune(
+                self.catalog,
+                self.vectors,
+                plan,
+                store=self.settings.store,
+                dry_run=dry_run,
+                vacuum=vacuum,
+            )
+
+    def _prune_quietly(self, doc_ids: list[str]) -> list[dict[str, Any]]:
+        """After a publish (under the ingest lock): what retention dropped of these documents.
+        The freed pages are reused by later writes; ``overstory prune`` also vacuums."""
+        plan = plan_prune(self.catalog, keep=self.settings.keep_revisions, doc_ids=doc_ids)
+        if not plan.dropped:
+            return []
+        done = prune(self.catalog, self.vectors, plan, store=self.settings.store)
+        return [{"doc_id": d.doc_id, "revision": d.revision} for d in done.dropped]
 
     def delete(self, doc_id: str) -> None:
         """Remove a document and its vectors."""

@@ -35,6 +35,7 @@ class IngestReport:
     cache_hits: int = 0
     embedded: int = 0
     seconds: float = 0.0
+    pruned: list[dict[str, Any]] = field(default_factory=list)  # revisions retention dropped
 
     def add(self, doc: DocumentReport) -> None:
         """Count one document in the totals."""
@@ -64,4 +65,5 @@ class IngestReport:
             "cache_hits": self.cache_hits,
             "embedded": self.embedded,
             "seconds": round(self.seconds, 3),
+            **({"pruned": self.pruned} if self.pruned else {}),
         }

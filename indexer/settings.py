@@ -237,6 +237,13 @@ class Settings(BaseSettings):
         2000, ge=1, description="Longest query text accepted (longer: HTTP 422)."
     )
     max_k: int = Field(50, ge=1, description="Largest `k` accepted by query and select (422).")
+    keep_revisions: int = Field(
+        10,
+        ge=1,
+        description="Revisions kept per document (the served one included); older ones are "
+        "pruned after every ingest and by `overstory prune`, unless a review or correction pins "
+        "them.",
+    )
     max_concurrent_jobs: int = Field(
         1, ge=1, description="Ingestion jobs run at the same time; more wait as `queued`."
     )

@@ -24,6 +24,7 @@ from indexer.validation import REQUEST_CONFIG, SPACE_CLASS, WholeNumber, limit_e
 
 Kind = Literal["passage", "summary"]
 Intent = Literal["auto", "passage", "section", "document"]
+RouteChoice = Literal["auto", "comparison", "retrieval"]
 KINDS: tuple[Kind, ...] = ("passage", "summary")
 # Control characters other than tab, newline and carriage return: a query holding them is binary.
 _CONTROL_CHARS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
@@ -77,6 +78,14 @@ class QueryRequest(BaseModel):
     )
     intent: Intent = Field(
         "auto", description="How the query is read; `auto`: estimated; else forced."
+    )
+    route: RouteChoice = Field(
+        "auto",
+        description="`auto`: a question about change goes to the comparison of revisions, "
+        "others to retrieval (the response's `route` says why); else forced.",
+    )
+    change_summary: bool = Field(
+        True, description="With the comparison: head each one with a change summary."
     )
 
     @classmethod

@@ -21,6 +21,8 @@ from indexer.reviews import review_states_by_id
 from indexer.settings import Settings
 from indexer.validation import validated
 from retriever.candidates import Candidate, FusionWeights
+from retriever.changes import answer as answer_change
+from retriever.changes import route
 from retriever.dense import DenseSearcher
 from retriever.heads import Prepared, named_summaries, summaries_above
 from retriever.intent import Intent, IntentModel, forced_intent, level_of
@@ -178,10 +180,24 @@ class Retriever:
     def query(self, request: QueryRequest, *, pipeline: Pipeline | None = None) -> dict[str, Any]:
         """Run a query; the JSON of ``POST /v1/query`` and ``overstory query --json``.
 
+        A question about change (``retriever.changes.route``) is answered by comparing
+        revisions (``kind: "comparison"``) instead; ``request.route`` forces either.
+
         Raises:
             NotFoundError: A document in ``request.documents`` is not indexed.
+            GoneError: A change question names a pruned revision.
             BackendError: The vector store failed.
         """
+        routing = route(request.query, forced=request.route)
+        if routing.route == "comparison":
+            summarizer = self.index.summarizer if request.change_summary else None
+            return answer_change(
+                self.catalog,
+                request.query,
+                routing=routing,
+                documents=request.documents,
+                summarizer=summarizer,
+            )
         snapshot = self.snapshots.take()
         _check_documents(request, snapshot)
         vector = self.encode(request.query)
@@ -203,7 +219,8 @@ class Retriever:
                 item["support"] = self._support(cand.node, vector, snapshot)
             results.append(item)
         self._apply_reviews(results)
-        out: dict[str, Any] = {"query": request.query}
+        out: dict[str, Any] = {"query": request.query, "kind": "retrieval"}
+        out["route"] = routing.to_json()
         if ranking.intent is not None:
             out["intent"] = ranking.intent.to_json()
         out["results"] = results

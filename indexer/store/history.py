@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from indexer.store.records import BuildInfo
+
 if TYPE_CHECKING:
     from indexer.store.db import Database
 
@@ -94,7 +96,9 @@ class HistoryTable:
                 out[int(r["build_id"])] = reason
         return out
 
-    def drop_build(self, build_id: int, *, doc_id: str, revision: str, ingested_at: float | None) -> DroppedBuild:
+    def drop_build(
+        self, build_id: int, *, doc_id: str, revision: str, ingested_at: float | None
+    ) -> DroppedBuild:
         """Delete a superseded build and its nodes, remember it as pruned; the vector ids only
         it referenced are returned (the caller drops them from both vector copies)."""
         with self._db.write() as db:
@@ -134,12 +138,44 @@ class HistoryTable:
         ).fetchall()
         return [_pruned(r) for r in rows]
 
-    def forget_pruned(self, doc_id: str) -> None:
-        """Drop a deleted document's pruned-revision records."""
-        with self._db.write() as db:
-            db.execute("DELETE FROM pruned_revisions WHERE doc_id = ?", (doc_id,))
+    def documents_with_builds(self) -> list[str]:
+        """Every doc_id that has a build, sorted."""
+        rows = self._db.db.execute("SELECT DISTINCT doc_id FROM builds ORDER BY doc_id")
+        return [r[0] for r in rows]
 
-    def change_lines(self, build_ids: Iterable[int]) -> dict[int, tuple[str | None, str, dict[str, int]]]:
+    def all_builds(self, doc_id: str) -> list[BuildInfo]:
+        """Every build of a document, whatever its status, oldest first."""
+        rows = self._db.db.execute(
+            "SELECT b.build_id, b.doc_id, b.revision, b.status, b.embedder, b.completed_at,"
+            " d.current_build FROM builds b LEFT JOIN documents d ON d.doc_id = b.doc_id"
+            " WHERE b.doc_id = ? ORDER BY b.build_id",
+            (doc_id,),
+        ).fetchall()
+        return [
+            BuildInfo(
+                build_id=int(r["build_id"]),
+                doc_id=r["doc_id"],
+                revision=r["revision"],
+                status=r["status"],
+                embedder=r["embedder"],
+                completed_at=r["completed_at"],
+                served=r["current_build"] == r["build_id"],
+            )
+            for r in rows
+        ]
+
+    def changed_since(self, since: float) -> list[sqlite3.Row]:
+        """Builds completed at or after ``since`` (epoch seconds), oldest first."""
+        return self._db.db.execute(
+            "SELECT b.build_id, b.doc_id, b.revision, b.completed_at, d.source FROM builds b"
+            " JOIN documents d ON d.doc_id = b.doc_id WHERE b.status IN ('complete', 'superseded')"
+            " AND b.completed_at >= ? ORDER BY b.completed_at, b.build_id",
+            (since,),
+        ).fetchall()
+
+    def change_lines(
+        self, build_ids: Iterable[int]
+    ) -> dict[int, tuple[str | None, str, dict[str, int]]]:
         """The stored one-line change of each build: (previous revision, line, counts)."""
         rows = self._db.rows_in(
             "SELECT build_id, previous, line, counts FROM revision_changes"
