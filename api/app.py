@@ -23,7 +23,18 @@ from api.metrics import Metrics
 from api.middleware import ServiceMiddleware
 from api.models import AUTH_ERRORS
 from api.origin import LOOPBACK_HOSTS
-from api.routes import audit, audit_page, documents, health, jobs, keys, nodes, query, select
+from api.routes import (
+    audit,
+    audit_page,
+    documents,
+    health,
+    jobs,
+    keys,
+    nodes,
+    query,
+    revisions,
+    select,
+)
 from api.routes.docs_page import add_docs_page
 from api.service.jobs import JobRunner
 from api.service.keys import KeyStore
@@ -137,6 +148,7 @@ def _lifespan(
 def _include_routers(app: FastAPI) -> None:
     app.include_router(health.router)
     app.include_router(documents.router)
+    app.include_router(revisions.router)
     app.include_router(nodes.router)
     app.include_router(jobs.router)
     app.include_router(keys.router)

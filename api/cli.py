@@ -16,6 +16,7 @@ from api.commands.encoder import export_onnx, reembed
 from api.commands.ingest import ingest
 from api.commands.keys import keys
 from api.commands.query import evaluate, query
+from api.commands.revisions import prune, revisions
 from api.commands.select import select_command
 from api.commands.serve import serve
 
@@ -31,6 +32,8 @@ for _command in (audit, diff, doctor, docs, rm, tree, ingest, keys, query, evalu
 for _command in (reembed, export_onnx):
     main.add_command(_command)
 main.add_command(select_command, name="select")
+for _command in (revisions, prune):
+    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
@@ -165,15 +166,30 @@ def passage_json(p: Passage, *, revision: str, heading_path: tuple[str, ...]) ->
     }
 
 
+_ITEM = re.compile(r"^\s*(\||[-*•>+]\s|\d+[.)]\s|[a-z][.)]\s)")
+
+
 def sentences(text: str) -> list[str]:
-    """A body's sentences, line by line (a table row or a list item is a unit of its own)."""
+    """A body's sentences: a table row or a list item is a unit of its own, the lines of a
+    wrapped paragraph are joined first."""
     from indexer.summarizers.sentences import split_sentences
 
+    blocks: list[str] = []
+    joinable = False
+    for line in text.splitlines():
+        if not line.strip():
+            joinable = False
+            continue
+        item = bool(_ITEM.match(line))
+        if joinable and not item:
+            blocks[-1] += " " + line.strip()
+        else:
+            blocks.append(line.strip())
+        joinable = not line.lstrip().startswith("|")
     return [
         s
-        for line in text.splitlines()
-        if line.strip()
-        for s in split_sentences(line)
+        for block in blocks
+        for s in split_sentences(block)
         if any(ch.isalpha() for ch in s)  # not a list item's bare number
     ]
 

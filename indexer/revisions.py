@@ -112,3 +112,39 @@ def one_line(diff: dict[str, Any]) -> str:
         shown = "; ".join(names[:_NAMED]) + ("; …" if len(names) > _NAMED else "")
         parts.append(f"{n} {kind} ({shown})")
     return ", ".join(parts) if parts else "no section changed"
+
+
+def changes_since(catalog: Catalog, since: float) -> list[dict[str, Any]]:
+    """Documents with revisions ingested at or after ``since`` (epoch seconds), each with
+    those revisions and their one-line changes, newest document change first."""
+    by_doc: dict[str, list[int]] = {}
+    for row in catalog.history.changed_since(since):
+        by_doc.setdefault(row["doc_id"], []).append(int(row["build_id"]))
+    out: list[tuple[float, dict[str, Any]]] = []
+    for doc_id, new_ids in by_doc.items():
+        builds = catalog.revisions(doc_id)
+        lines = change_lines(catalog, builds)
+        doc = catalog.document(doc_id)
+        fresh = [b for b in builds if b.build_id in set(new_ids)]
+        latest = max((b.completed_at or 0.0 for b in fresh), default=0.0)
+        out.append(
+            (
+                latest,
+                {
+                    "doc_id": doc_id,
+                    "source": doc["source"] if doc is not None else doc_id,
+                    "served": doc["revision"] if doc is not None else None,
+                    "revisions": [
+                        {
+                            "revision": b.revision,
+                            "ingested_at": b.completed_at,
+                            "previous": lines[b.build_id][0],
+                            "changes": lines[b.build_id][1],
+                        }
+                        for b in fresh
+                    ],
+                },
+            )
+        )
+    out.sort(key=lambda pair: -pair[0])
+    return [doc for _, doc in out]

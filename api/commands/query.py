@@ -15,6 +15,7 @@ from api.commands.common import (
     json_option,
     store_option,
 )
+from api.commands.comparison_text import print_comparisons
 from indexer.errors import InvalidRequestError
 from retriever import open_retriever
 
@@ -40,6 +41,19 @@ from retriever import open_retriever
     metavar="auto|passage|section|document",
     help="How the query is read: auto (estimated), or forced.",
 )
+@click.option(
+    "--route",
+    default="auto",
+    show_default=True,
+    metavar="auto|comparison|retrieval",
+    help="auto: a question about change is answered by comparing revisions; or forced.",
+)
+@click.option(
+    "--no-change-summary",
+    "no_change_summary",
+    is_flag=True,
+    help="Comparison without the change summary (no summarizer call).",
+)
 @store_option
 @json_option
 @handle_errors
@@ -50,10 +64,13 @@ def query(
     kinds: tuple[str, ...],
     expand: bool,
     intent: str,
+    route: str,
+    no_change_summary: bool,
     store: Path | None,
     as_json: bool,
 ) -> None:
-    """Search passages and summaries; every result says what it is and where it comes from."""
+    """Search passages and summaries; every result says what it is and where it comes from.
+    A question about change is answered by comparing revisions."""
     retriever = open_retriever(existing_store(store))
     request = retriever.request(
         text,
@@ -62,10 +79,15 @@ def query(
         kinds=list(kinds) or None,
         expand=expand,
         intent=intent,
+        route=route,
+        change_summary=not no_change_summary,
     )
     result = retriever.query(request)
     if as_json:
         emit_json(result)
+        return
+    if result.get("kind") == "comparison":
+        print_comparisons(result)
         return
     if not result["results"]:
         click.echo("no results")

@@ -168,14 +168,51 @@ async def document_tree(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> Any
     return await run_in_threadpool(index.tree, normalize_doc_id(doc_id))
 
 
+class QuotePublic(BaseModel):
+    """A passage of one revision, quoted."""
+
+    node_id: str
+    label: str = Field(description="`quote`.")
+    revision: str
+    heading_path: list[str]
+    text: str
+    char_start: int
+    char_end: int
+    pages: list[int] | None
+
+
+class ChangeSummaryOfSectionPublic(BaseModel):
+    """One revision's summary of a changed section."""
+
+    label: str = Field(description="`summary of …, revision …`.")
+    revision: str
+    node_id: str
+    text: str
+    summarizer: str
+
+
 class SectionChangePublic(BaseModel):
     """One section that differs between two revisions."""
 
-    change: str = Field(description="added | removed | moved | changed")
-    heading_path: list[str]
-    old_heading_path: list[str] | None = None
+    change: str = Field(description="added | removed | moved | renamed | changed")
+    heading_path: list[str] = Field(
+        description="Where it is in the newer revision (older: removed)."
+    )
+    old_heading_path: list[str] | None = Field(
+        None, description="Where it was, for a moved or renamed section."
+    )
     pages: list[int] | None = None
+    old_pages: list[int] | None = Field(None, description="Its pages in the older revision.")
     diff: str | None = Field(None, description="Unified diff by sentence, or the section's text.")
+    before: list[QuotePublic] = Field([], description="Passages of the older revision that differ.")
+    after: list[QuotePublic] = Field([], description="Passages of the newer revision that differ.")
+    summaries: list[ChangeSummaryOfSectionPublic] = Field(
+        [], description="Both revisions' summaries of a section whose text changed."
+    )
+    includes: list[list[str]] = Field(
+        [], description="Sections below an added or removed one (part of the same change)."
+    )
+    edited: bool = Field(False, description="A moved or renamed section whose text changed too.")
 
 
 class DiffPublic(BaseModel):
@@ -194,7 +231,7 @@ class DiffPublic(BaseModel):
     "/documents/{doc_id:path}/diff",
     response_model=DiffPublic,
     response_model_by_alias=True,
-    responses=errors(401, 403, 404, 422),
+    responses=errors(401, 403, 404, 410, 422),
     summary="What changed between two revisions of a document",
 )
 async def document_diff(
@@ -204,7 +241,8 @@ async def document_diff(
     from_: Annotated[str | None, Query(alias="from", description="Older revision.")] = None,
     to: Annotated[str | None, Query(description="Newer revision (hash or prefix).")] = None,
 ) -> Any:
-    """Sections added, removed, moved and changed; default: the last two revisions."""
+    """Sections added, removed, moved, renamed and changed; default: the last two revisions.
+    A revision the retention rule dropped answers 410."""
     result = await run_in_threadpool(
         diff_revisions, index.catalog, normalize_doc_id(doc_id), from_revision=from_, to_revision=to
     )

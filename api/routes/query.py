@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import json_body, json_body_schema
 from api.models import errors
+from api.routes.documents import QuotePublic, SectionChangePublic
 from indexer.errors import ConfigError
 from retriever.request import QueryRequest
 from retriever.retriever import Retriever
@@ -83,12 +84,95 @@ class IntentPublic(BaseModel):
     )
 
 
+class RoutePublic(BaseModel):
+    """Why the query went where it went."""
+
+    route: Literal["comparison", "retrieval"]
+    score: float = Field(description="Sum of the weights of the change cues that fired.")
+    threshold: float = Field(description="The score from which a question is about change.")
+    rules: list[str] = Field(description="The change cues that fired.")
+    source: Literal["rule", "request"] = Field(
+        description="`rule`: decided by the cues; `request`: forced by the request's `route`."
+    )
+
+
+class RevisionRefPublic(BaseModel):
+    """One of the two revisions compared."""
+
+    revision: str
+    ingested_at: float | None = Field(description="When it was published (epoch seconds).")
+    ingested: str | None = Field(description="The same, ISO 8601 in UTC.")
+
+
+class AnchorPublic(BaseModel):
+    """What in the question chose the revisions."""
+
+    since: str | None = Field(description="The date read from the question, or null.")
+    revisions: list[str] = Field(description="Revision hash prefixes named in the question.")
+    from_words: str | None = Field(description="The words that gave the date or revisions.")
+
+
+class ScopePublic(BaseModel):
+    """The part of the document compared."""
+
+    level: str = Field(description="`document`, `chapter` or `section`.")
+    heading_path: list[str]
+    named: str | None = Field(description="The heading the question named, or null.")
+
+
+class ValuePublic(BaseModel):
+    """A question about a specific value."""
+
+    terms: list[str] = Field(description="The words of the value asked about (stemmed).")
+    changed: bool = Field(description="True when changed sentences hold the value.")
+    unchanged: list[QuotePublic] = Field(
+        description="When it did not change: the passages holding it, quoted."
+    )
+
+
+class ChangeSummaryPublic(BaseModel):
+    """One paragraph on what changed, by the configured summarizer."""
+
+    label: str = Field(description="`change summary of …`.")
+    text: str | None
+    summarizer: str | None
+    cached: bool
+    error: str | None = None
+
+
+class ComparisonPublic(BaseModel):
+    """A change question answered for one document."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    doc_id: str
+    change_summary: ChangeSummaryPublic | None = Field(
+        description="Null when the request set `change_summary` to false."
+    )
+    from_: RevisionRefPublic = Field(alias="from", serialization_alias="from")
+    to: RevisionRefPublic
+    anchor: AnchorPublic
+    scope: ScopePublic
+    value: ValuePublic | None
+    counts: dict[str, int]
+    changes: list[SectionChangePublic] = Field(description="The changes in scope.")
+    note: str | None
+
+
 class QueryResponse(BaseModel):
-    """Results best first, from the latest complete revision of each document."""
+    """Results best first, from the latest complete revision of each document; or, for a
+    question about change, the comparisons of revisions that answer it."""
 
     query: str
+    kind: Literal["retrieval", "comparison"] | None = Field(
+        None, description="`comparison`: answered from the diff (`comparisons`)."
+    )
+    route: RoutePublic | None = None
     intent: IntentPublic | None = Field(
         None, description="How the query was read; it weighs passages and summaries by level."
+    )
+    comparisons: list[ComparisonPublic] | None = Field(
+        None, description="With `kind: comparison`: one per document the question is about."
     )
     results: list[QueryResultPublic]
 
@@ -98,11 +182,15 @@ class QueryResponse(BaseModel):
     response_model=QueryResponse,
     response_model_exclude_unset=True,
     summary="Search passages and summaries",
-    responses=errors(404, 422),
+    responses=errors(404, 410, 422),
     openapi_extra=json_body_schema(QueryRequest),
 )
 def post_query(body: QueryBody, retriever: RetrieverDep) -> dict[str, Any]:
     """Dense and BM25 candidates over passages and summaries, fused and reranked. Every result
     is labelled (`quote` or `summary of …`) and carries its document, revision, heading path,
-    character span and pages. Limits: settings `max_query_chars` and `max_k`."""
+    character span and pages. Limits: settings `max_query_chars` and `max_k`.
+
+    A question about change ("what changed in the pump manual since March?") is answered from
+    the comparison of two revisions instead (`kind: comparison`); `route` says why, and the
+    request's `route` forces either way."""
     return retriever.query(body)

@@ -19,7 +19,13 @@ from indexer.diff_sections import Section, changed_sentences, load_sections, pas
 from indexer.store.catalog import Catalog
 from indexer.store.records import BuildInfo
 from indexer.summarizers import Summarizer
-from retriever.changes.scope import NamedPart, documents_named, part_named, value_terms
+from retriever.changes.scope import (
+    NamedPart,
+    change_kinds,
+    documents_named,
+    part_named,
+    value_terms,
+)
 from retriever.changes.summary import change_summary
 from retriever.changes.when import Anchor, anchor
 from retriever.tokenize import tokenize
@@ -84,8 +90,10 @@ def _comparison(
     by_id = {b.build_id: b for b in builds}
     old, new = load_sections(catalog, old_id), load_sections(catalog, new_id)
     diff = diff_builds(catalog, doc_id, old_id, new_id, loaded=(old, new))
-    part = part_named(ask.question, _parts(new)) or part_named(ask.question, _parts(old))
-    in_scope = [c for c in diff.changes if part is None or _within(c, part.path, diff)]
+    part = part_named(ask.question, _parts(new) + _parts(old))
+    kinds = change_kinds(ask.question)
+    scoped = [c for c in diff.changes if part is None or _within(c, part.path, diff)]
+    in_scope = [c for c in scoped if kinds is None or c.change in kinds]
     terms = value_terms(ask.question, documents=[doc_id, title], part=part)
     value = None
     changes = in_scope
@@ -145,7 +153,7 @@ def _pair(
         )
     if len(builds) == 1:
         return newest, newest, "only one revision is kept: nothing to compare"
-    return builds[-2].build_id, newest, None
+    return builds[-2].build_id, newest, when.note()
 
 
 def _within(change: SectionChange, scope: tuple[str, ...], diff: RevisionDiff) -> bool:

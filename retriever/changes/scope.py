@@ -76,7 +76,7 @@ def part_named(question: str, parts: Iterable[NamedPart]) -> NamedPart | None:
     numbers = set(named_numbers(question))
     level = _LEVEL.search(question.casefold()) is not None
     words = question_words(question)
-    best: tuple[float, int, NamedPart] | None = None
+    best: tuple[tuple[float, int, int], NamedPart] | None = None
     for part in parts:
         number, heading = heading_parts(part.title)
         if number is not None and number in numbers:
@@ -87,9 +87,38 @@ def part_named(question: str, parts: Iterable[NamedPart]) -> NamedPart | None:
         whole = score == 1.0
         if not (whole and (len(heading) >= 2 or level) or (level and score >= 0.5)):
             continue
-        if best is None or (score, -len(part.path)) > best[:2]:
-            best = (score, -len(part.path), part)
-    return best[2] if best else None
+        key = (score, len(heading), -len(part.path))
+        if best is None or key > best[0]:
+            best = (key, part)
+    return best[1] if best else None
+
+
+_KIND_WORDS = (
+    (
+        "added",
+        r"\b(?:added|appeared|new\s+(?:sections?|chapters?|parts?|headings?|warnings?|steps?))\b",
+    ),
+    ("removed", r"\b(?:removed|deleted|dropped|gone|no\s+longer|taken\s+out)\b"),
+    ("moved", r"\b(?:moved|relocated)\b"),
+    ("renamed", r"\b(?:renamed|retitled)\b"),
+    ("changed", r"\b(?:reordered|re-ordered)\b"),
+)
+_ANY_CHANGE = re.compile(
+    r"\b(?:chang\w*|different|differ\w*|modified|updated?|updates|edit\w*|revised|new|diff)\b"
+)
+
+
+def change_kinds(question: str) -> set[str] | None:
+    """The kinds of change a question asks about ("what was added?": added), or None for any
+    ("what changed?"). A general change word beside a kind adds the edits ("what changed or
+    was removed?")."""
+    text = question.casefold()
+    kinds = {kind for kind, rx in _KIND_WORDS if re.search(rx, text)}
+    if not kinds:
+        return None
+    if _ANY_CHANGE.search(re.sub(_KIND_WORDS[0][1], "", text)):
+        kinds.add("changed")
+    return kinds
 
 
 def value_terms(

@@ -30,6 +30,7 @@ _AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six)\s+(day|week|month|y
 _LAST_N = re.compile(r"\b(?:last|past)\s+(\d+|two|three|four|five|six)\s+(day|week|month|year)s\b")
 _RELATIVE = re.compile(r"\b(yesterday|today|(?:this|last|past)\s+(?:week|month|year))\b")
 _HEX = re.compile(r"\b[0-9a-f]{6,32}\b")
+_NAMED_HASH = re.compile(r"\b(?:revision|rev|since|from|between|and|to)\s+([0-9a-f]{6,32})\b")
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 
@@ -41,6 +42,7 @@ class Anchor:
     since: datetime | None
     revisions: tuple[str, ...]
     text: str | None  # the words of the question that set it
+    unknown: tuple[str, ...] = ()  # hash-like words that name no revision of the document
 
     def to_json(self) -> dict[str, object]:
         """The ``anchor`` of a comparison."""
@@ -49,6 +51,15 @@ class Anchor:
             "revisions": list(self.revisions),
             "from_words": self.text,
         }
+
+    def note(self) -> str | None:
+        """What the reader should know about words that looked like revisions."""
+        if not self.unknown:
+            return None
+        return (
+            f"{', '.join(self.unknown)} is not a revision of this document (kept or pruned):"
+            " compared the last two"
+        )
 
 
 def anchor(question: str, *, now: datetime | None = None, known: tuple[str, ...] = ()) -> Anchor:
@@ -66,11 +77,16 @@ def anchor(question: str, *, now: datetime | None = None, known: tuple[str, ...]
     )
     if revs:
         return Anchor(None, revs, " ".join(revs))
+    unknown = tuple(m[1] for m in _NAMED_HASH.finditer(text) if _hash_like(m[1]))
     found = _date(text, now)
     if found is None:
-        return Anchor(None, (), None)
+        return Anchor(None, (), None, unknown)
     when, words = found
-    return Anchor(when, (), words)
+    return Anchor(when, (), words, unknown)
+
+
+def _hash_like(word: str) -> bool:
+    return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
 
 
 def _date(text: str, now: datetime) -> tuple[datetime, str] | None:
