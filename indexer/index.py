@@ -30,6 +30,7 @@ from indexer.plan import IngestPlan, plan_document
 from indexer.progress import ProgressFn, no_progress
 from indexer.reports import IngestReport
 from indexer.retention import PruneReport, plan_prune, prune
+from indexer.revisions import change_lines
 from indexer.settings import Settings
 from indexer.store.catalog import Catalog
 from indexer.store.vectors import VectorStore
@@ -270,8 +271,11 @@ class Index:
             )
 
     def _prune_quietly(self, doc_ids: list[str]) -> list[dict[str, Any]]:
-        """After a publish (under the ingest lock): what retention dropped of these documents.
-        The freed pages are reused by later writes; ``overstory prune`` also vacuums."""
+        """After a publish (under the ingest lock): the new revision's one-line change is
+        recorded while its predecessor is there, then retention runs on these documents; what
+        it dropped is returned. Freed pages are reused; ``overstory prune`` also vacuums."""
+        for doc_id in doc_ids:
+            change_lines(self.catalog, self.catalog.revisions(doc_id))
         plan = plan_prune(self.catalog, keep=self.settings.keep_revisions, doc_ids=doc_ids)
         if not plan.dropped:
             return []

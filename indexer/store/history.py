@@ -208,8 +208,9 @@ class HistoryTable:
     def vacuum(self) -> None:
         """Give the free pages back to the file system (rewrites the file; readers continue)."""
         with self._db._write_lock:
-            self._db.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.db.execute("VACUUM")
+            # in WAL mode the rewritten pages go through the log: fold it back, then truncate
+            self._db.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _pruned(row: sqlite3.Row) -> PrunedRevision:

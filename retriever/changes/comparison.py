@@ -108,7 +108,7 @@ def _comparison(
             catalog,
             ask.summarizer,
             diff=diff,
-            changes=in_scope,
+            changes=scoped,
             old=old,
             new=new,
             scope=part.path if part else None,
