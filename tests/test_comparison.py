@@ -29,9 +29,7 @@ def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 
 def ask(svc: Service, query: str, **body: Any) -> dict[str, Any]:
-    r = svc.client.post(
-        "/v1/query", json={"query": query, **body}, headers=svc.as_role("reader")
-    )
+    r = svc.client.post("/v1/query", json={"query": query, **body}, headers=svc.as_role("reader"))
     assert r.status_code == 200, r.text
     out: dict[str, Any] = r.json()
     return out

@@ -31,9 +31,7 @@ def revision(i: int) -> bytes:
 
 
 def _correct_a_summary(index: Index, build_id: int) -> None:
-    node = next(
-        r for r in index.catalog.nodes_of_build(build_id) if r["title"] == "2.2 Impeller"
-    )
+    node = next(r for r in index.catalog.nodes_of_build(build_id) if r["title"] == "2.2 Impeller")
     index.catalog.reviews.add(
         NewReview(
             doc_id=DOC,

@@ -66,6 +66,14 @@ def change_summary(
         heading_path=list(scope or (title,)),
         passages=[_line(c, old, new) for c in changes[:_MAX_LINES]],
     )
+    return _written(catalog, summarizer, request, label)
+
+
+def _written(
+    catalog: Catalog, summarizer: Summarizer, request: SummaryRequest, label: str
+) -> dict[str, Any]:
+    """Ask the summarizer, and keep a good answer in the summary cache."""
+    ident = summarizer.identity
     result = asyncio.run(summarizer.summarize([request]))[0]
     if result.text is None:
         return {
@@ -78,7 +86,7 @@ def change_summary(
     catalog.put_summaries(
         [
             NewSummary(
-                key=key,
+                key=request.key,
                 text=result.text,
                 backend=ident.backend,
                 model=ident.model,
