@@ -64,6 +64,12 @@ def _retriever() -> Result:
     return bench_retriever.main()
 
 
+def _revisions() -> Result:
+    from benchmarks import bench_revisions
+
+    return bench_revisions.main()
+
+
 def _select() -> Result:
     from benchmarks import bench_select
 
@@ -90,6 +96,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "ingest": _ingest,
     "mix": _mix,
     "retriever": _retriever,
+    "revisions": _revisions,
     "select": _select,
     "select_coverage": _select_coverage,
     "summarizers": _summarizers,

@@ -17,6 +17,8 @@ changed, with the passages that differ on each side and both revisions' summarie
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -34,6 +36,7 @@ from indexer.store.catalog import Catalog
 CHANGE_KINDS = ("added", "removed", "moved", "renamed", "changed")
 RENAME_SIMILARITY = 0.6  # a sibling this alike, under a new heading, was renamed
 _EXCERPT = 2000
+_MARK = re.compile(r" \[(\d+)\]$")  # a repeated heading's place (indexer.diff_sections)
 
 
 @dataclass
@@ -171,40 +174,104 @@ def diff_builds(
     return result
 
 
-def _match(
-    old: dict[tuple[str, ...], Section], new: dict[tuple[str, ...], Section]
-) -> dict[tuple[str, ...], tuple[str, ...]]:
+Paths = dict[tuple[str, ...], tuple[str, ...]]
+
+
+def _match(old: dict[tuple[str, ...], Section], new: dict[tuple[str, ...], Section]) -> Paths:
     """Old path → new path of every section found in both revisions."""
-    pairs = {p: p for p in new if p in old}
+    repeated = _repeated(old) | _repeated(new)
+    pairs = {p: p for p in new if p in old and p not in repeated}
     roots_old = [p for p, s in old.items() if s.parent is None and p not in pairs]
     roots_new = [p for p, s in new.items() if s.parent is None and p not in pairs]
     if len(roots_old) == 1 and len(roots_new) == 1:  # a retitled document
         pairs[roots_old[0]] = roots_new[0]
     back = {n: o for o, n in pairs.items()}
-    free_old = {p for p in old if p not in pairs}
-    for path, sec in new.items():  # document order: parents before children
-        if path in back or sec.parent is None:
-            continue
-        parent_old = back.get(sec.parent)
-        if parent_old is None:
-            continue
-        siblings = [o for o in free_old if old[o].parent == parent_old]
-        found = next((o for o in siblings if old[o].title == sec.title), None)
-        if found is None:
-            found = _renamed_from(sec, [old[o] for o in siblings])
-        if found is not None:
-            pairs[found], back[path] = path, found
-            free_old.discard(found)
-    by_hash = {old[o].hash: o for o in free_old}
-    by_body = {(old[o].title, old[o].body_hash): o for o in free_old if old[o].body}
-    for path, sec in new.items():
+    free: dict[tuple[str, ...] | None, list[tuple[str, ...]]] = {}
+    for p, sec in old.items():
+        if p not in pairs:
+            free.setdefault(sec.parent, []).append(p)
+    # Under matched parents, most certain first; again while a pass matched a new parent.
+    picks = (_same_heading_and_body, _same_body, _same_heading, _similar_body)
+    grew = True
+    while grew:
+        grew = False
+        for pick in picks:
+            grew |= _pair_under_parents(old, new, pairs, back, free, pick)
+    left = {p for siblings in free.values() for p in siblings}
+    by_hash = {old[o].hash: o for o in left}
+    by_body = {(old[o].title, old[o].body_hash): o for o in left if old[o].body}
+    for path, sec in new.items():  # moves: anywhere, the same subtree or heading and body
         if path in back:
             continue
         found = by_hash.get(sec.hash) or by_body.get((sec.title, sec.body_hash))
-        if found is not None and found in free_old:
+        if found is not None and found in left:
             pairs[found], back[path] = path, found
-            free_old.discard(found)
+            left.discard(found)
     return pairs
+
+
+def _repeated(sections: dict[tuple[str, ...], Section]) -> set[tuple[str, ...]]:
+    """Paths of headings that occur more than once under one parent (matched by content)."""
+    seen: dict[tuple[tuple[str, ...] | None, str | None], list[tuple[str, ...]]] = {}
+    for p, sec in sections.items():
+        seen.setdefault((sec.parent, sec.title), []).append(p)
+    return {p for paths in seen.values() if len(paths) > 1 for p in paths}
+
+
+Pick = Callable[[Section, list[Section]], "tuple[str, ...] | None"]
+
+
+def _pair_under_parents(
+    old: dict[tuple[str, ...], Section],
+    new: dict[tuple[str, ...], Section],
+    pairs: Paths,
+    back: Paths,
+    free: dict[tuple[str, ...] | None, list[tuple[str, ...]]],
+    pick: Pick,
+) -> bool:
+    """Pair unmatched new sections with unmatched old siblings chosen by ``pick``."""
+    grew = False
+    for path, sec in new.items():  # document order: parents before children
+        if path in back or sec.parent is None or sec.parent not in back:
+            continue
+        siblings = free.get(back[sec.parent], [])
+        found = pick(sec, [old[o] for o in siblings]) if siblings else None
+        if found is not None:
+            pairs[found], back[path] = path, found
+            siblings.remove(found)
+            grew = True
+    return grew
+
+
+def _nearest(sec: Section, found: list[Section]) -> tuple[str, ...] | None:
+    """Of equal candidates, the one whose place among its same-titled siblings is nearest:
+    identical "Environment" sections of ten reference pages pair in order, not crosswise."""
+    if not found:
+        return None
+    return min(found, key=lambda o: abs(_nth(o.path) - _nth(sec.path))).path
+
+
+def _nth(path: tuple[str, ...]) -> int:
+    m = _MARK.search(path[-1]) if path else None
+    return int(m[1]) if m else 1
+
+
+def _same_heading_and_body(sec: Section, siblings: list[Section]) -> tuple[str, ...] | None:
+    return _nearest(sec, [o for o in siblings if o.title == sec.title and o.hash == sec.hash])
+
+
+def _same_body(sec: Section, siblings: list[Section]) -> tuple[str, ...] | None:
+    if not sec.body:
+        return None
+    return _nearest(sec, [o for o in siblings if o.body and o.body_hash == sec.body_hash])
+
+
+def _same_heading(sec: Section, siblings: list[Section]) -> tuple[str, ...] | None:
+    return _nearest(sec, [o for o in siblings if o.title == sec.title])
+
+
+def _similar_body(sec: Section, siblings: list[Section]) -> tuple[str, ...] | None:
+    return _renamed_from(sec, siblings)
 
 
 def _renamed_from(sec: Section, siblings: list[Section]) -> tuple[str, ...] | None:

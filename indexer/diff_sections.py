@@ -11,9 +11,10 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from indexer.hashing import hash_text, normalize
+from indexer.hashing import hash_bytes, normalize
 from indexer.store.catalog import Catalog
 
 HEADING_LEVELS = ("document", "chapter", "section")
@@ -46,10 +47,11 @@ class Section:
     body: str = ""
     passages: list[Passage] = field(default_factory=list)
 
-    @property
+    @cached_property
     def body_hash(self) -> str:
-        """The hash of the normalized body (equal bodies, equal hashes)."""
-        return hash_text(normalize(self.body))
+        """The hash of the whitespace-collapsed body (``str.split``: a regex over every body
+        of a large manual costs more than the rest of the diff)."""
+        return hash_bytes(" ".join(self.body.split()).encode("utf-8"))
 
 
 def load_sections(catalog: Catalog, build_id: int) -> dict[tuple[str, ...], Section]:
@@ -62,21 +64,22 @@ def load_sections(catalog: Catalog, build_id: int) -> dict[tuple[str, ...], Sect
     for r in rows:
         if r["level"] not in HEADING_LEVELS:
             continue
-        path = tuple(json.loads(r["heading_path"]))
         parent = _heading_above(by_id, r["parent_id"])
+        above = section_of[parent].path if parent in section_of else None
+        path = tuple(json.loads(r["heading_path"])) if above is None else above + (r["title"],)
+        path = _unique(path, out)
         sec = Section(
             node_id=r["node_id"],
             path=path,
             title=r["title"],
             level=r["level"],
-            parent=tuple(json.loads(by_id[parent]["heading_path"])) if parent else None,
+            parent=above,
             ordinal=int(r["ordinal"]),
             hash=r["hash"],
             summary_key=r["summary_key"],
             pages=_pages(r),
         )
-        if path not in out:  # two sections with one path: the first one is compared
-            out[path] = sec
+        out[path] = sec
         section_of[r["node_id"]] = sec
     for r in rows:
         if r["level"] == "passage" and r["parent_id"]:
@@ -97,6 +100,16 @@ def load_sections(catalog: Catalog, build_id: int) -> dict[tuple[str, ...], Sect
             end = max(p.char_end for p in sec.passages)
             sec.body = text[start:end]
     return out
+
+
+def _unique(path: tuple[str, ...], taken: dict[tuple[str, ...], Section]) -> tuple[str, ...]:
+    """A second "Notes" under one parent is "Notes [2]": repeated headings compare in order."""
+    if path not in taken or not path:
+        return path
+    n = 2
+    while path[:-1] + (f"{path[-1]} [{n}]",) in taken:
+        n += 1
+    return path[:-1] + (f"{path[-1]} [{n}]",)
 
 
 def _heading_above(by_id: dict[str, sqlite3.Row], node_id: str | None) -> str | None:
