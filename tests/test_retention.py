@@ -131,3 +131,35 @@ def test_prune_from_the_cli(tmp_path: Path) -> None:
     listed = runner.invoke(main, ["revisions", DOC, *store], env=env)
     assert listed.exit_code == 0 and listed.output.count("sections,") == 1
     assert "1 changed (2.2 Impeller)" in listed.output
+
+
+def test_an_open_review_pins_the_revision_it_was_made_on(tmp_path: Path) -> None:
+    settings = Settings(store=tmp_path / "store", embedder="hashing", keep_revisions=2)
+    index = Index(settings)
+    index.ingest_bytes(revision(0), doc_id=DOC)
+    first = index.catalog.revisions(DOC)[-1]
+    node = next(
+        r for r in index.catalog.nodes_of_build(first.build_id) if r["title"] == "2.2 Impeller"
+    )
+    index.catalog.reviews.add(
+        NewReview(
+            doc_id=DOC,
+            node_hash=node["hash"],
+            node_id=node["node_id"],
+            heading_path=node["heading_path"],
+            level=node["level"],
+            summary_key=node["summary_key"],
+            status="approved",
+            corrected_text=None,
+            note=None,
+            reviewer="expert",
+            flags=[],
+        ),
+        log_detail={},
+    )
+    for i in range(1, 4):  # every one changes 2.2 Impeller: the approval is stale, re-check open
+        index.ingest_bytes(revision(i), doc_id=DOC)
+    kept = list_revisions(index.catalog, DOC)
+    assert [r.revision for r in kept][0] == first.revision
+    assert kept[0].pinned == "open review" and len(kept) == 3
+    assert index.check()["consistent"]
