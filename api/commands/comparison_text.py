@@ -34,7 +34,9 @@ def print_comparisons(result: dict[str, Any]) -> None:
                 click.echo(f"    [quote] {' › '.join(quote['heading_path'][1:])}")
                 _wrapped(quote["text"][:300], "      ")
         for change in comp["changes"]:
-            where = " › ".join(change["heading_path"][1:] or change["heading_path"])
+            where = (
+                " › ".join(change["heading_path"][1:] or change["heading_path"]) or comp["doc_id"]
+            )
             if change["old_heading_path"]:
                 where = f"{' › '.join(change['old_heading_path'][1:])} → {where}"
             click.echo(f"  {change['change']:8} {where}")

@@ -114,7 +114,11 @@ def _line(
     head = {
         "moved": f"Section {here} was moved from {' › '.join(change.old_heading_path or [])}.",
         "renamed": f"Section {before} was renamed {here}.",
-        "changed": f"Section {here} was changed.",
+        "changed": f"Section {here} was changed."
+        if change.heading_path[1:]
+        else f"The text directly under {here} was changed."
+        if change.heading_path
+        else "The document's text was changed.",
     }[change.change]
     if change.change != "changed" and not change.edited:
         return head
