@@ -352,7 +352,7 @@ def _changes(
         change = SectionChange(
             kind or "changed",
             list(path),
-            old_heading_path=list(o) if kind else None,
+            old_heading_path=list(o) if kind or o != path else None,
             pages=sec.pages,
             old_pages=before.pages,
             edited=edited and kind is not None,

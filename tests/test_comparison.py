@@ -7,12 +7,16 @@ them must return exactly the changes it asks about, scoped to the chapter it nam
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from indexer.index import Index
 from indexer.settings import Settings
+from retriever import Retriever
 from tests.http_support import Service, service
+from tests.pdfgen import build_pdf
 from tests.revision_fixtures import EXPECTED, TITLE, V1, second_revision
 
 DOC = "pump-x200.md"
@@ -193,3 +197,23 @@ def test_a_change_question_about_a_date_after_the_last_revision(svc: Service) ->
     [comparison] = out["comparisons"]
     assert comparison["changes"] == [] and comparison["note"] == "no new revision since then"
     assert comparison["from"] == comparison["to"]
+
+
+def test_quotes_of_a_pdf_carry_their_pages_in_both_revisions(tmp_path: Path) -> None:
+    settings = Settings(store=tmp_path / "store", embedder="hashing")
+    index = Index(settings)
+    for n, text in enumerate((V1, second_revision())):
+        build_pdf(text, tmp_path / f"{n}.pdf")
+        data = (tmp_path / f"{n}.pdf").read_bytes()
+        index.ingest_bytes(data, doc_id="pump.pdf", filename="pump.pdf")
+    retriever = Retriever(index)
+    out = retriever.query(
+        retriever.request("Is the impeller torque different in the new revision?")
+    )
+    [change] = out["comparisons"][0]["changes"]
+    assert change["heading_path"][-1] == "5.6 Reassembly and tightening torques"
+    assert change["pages"] and change["old_pages"]
+    assert all(q["pages"] for q in change["before"] + change["after"])
+    assert any("95 N·m" in q["text"] for q in change["before"])
+    assert any("110 N·m" in q["text"] for q in change["after"])
+    index.close()

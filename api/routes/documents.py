@@ -199,7 +199,7 @@ class SectionChangePublic(BaseModel):
         description="Where it is in the newer revision (older: removed)."
     )
     old_heading_path: list[str] | None = Field(
-        None, description="Where it was, for a moved or renamed section."
+        None, description="Where it was, when moved, renamed or under a renamed parent."
     )
     pages: list[int] | None = None
     old_pages: list[int] | None = Field(None, description="Its pages in the older revision.")

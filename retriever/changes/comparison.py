@@ -32,7 +32,7 @@ from retriever.tokenize import tokenize
 
 MAX_DOCUMENTS = 5
 UNCHANGED_QUOTES = 3
-_MATCH = 0.5  # share of a value's words a changed sentence (with its heading) must hold
+_MISSING = 4  # a value's words a sentence and its headings may lack: one in this many
 
 Sections = dict[tuple[str, ...], Section]
 
@@ -167,9 +167,7 @@ def _within(change: SectionChange, scope: tuple[str, ...], diff: RevisionDiff) -
 def _holds_value(change: SectionChange, terms: list[str], old: Sections, new: Sections) -> bool:
     """Whether a sentence that changed (or the part added, removed, renamed) holds the value."""
     path, before = tuple(change.heading_path), tuple(change.old_heading_path or change.heading_path)
-    heading = set(
-        tokenize(" ".join(change.heading_path[-1:] + (change.old_heading_path or [])[-1:]))
-    )
+    heading = set(tokenize(" ".join(change.heading_path + (change.old_heading_path or []))))
     if change.change in ("changed",) or change.edited:
         gone, came = changed_sentences(old[before].body, new[path].body)
         units = gone + came
@@ -183,12 +181,14 @@ def _holds_value(change: SectionChange, terms: list[str], old: Sections, new: Se
 
 
 def _matches(unit: set[str], heading: set[str], terms: list[str]) -> bool:
+    """A sentence holds a value when it holds every number of it, one of its words at least,
+    and, with its headings, all its words (one in four may be missing)."""
     numbers = [t for t in terms if any(ch.isdigit() for ch in t)]
     if any(n not in unit for n in numbers):
         return False
     words = [t for t in terms if t not in numbers] or numbers
-    held = [t for t in words if t in unit or t in heading]
-    return bool(unit & set(terms)) and len(held) / len(words) >= _MATCH
+    missing = [t for t in words if t not in unit and t not in heading]
+    return bool(unit & set(terms)) and len(missing) <= len(words) // _MISSING
 
 
 def _unchanged_quotes(
@@ -199,7 +199,7 @@ def _unchanged_quotes(
     for path, sec in new.items():
         if part is not None and path[: len(part.path)] != part.path:
             continue
-        heading = set(tokenize(sec.title or ""))
+        heading = set(tokenize(" ".join(path)))
         for p in sec.passages:
             unit = set(tokenize(p.text))
             if _matches(unit, heading, terms):
