@@ -62,6 +62,19 @@ def test_the_retriever_evaluation_questions_stay_with_retrieval() -> None:
     )
 
 
+def test_the_benchmark_questions_stay_with_retrieval() -> None:
+    questions = [
+        json.loads(line)["question"]
+        for path in sorted((ROOT / "benchmarks" / "questions").rglob("*.jsonl"))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
+    wrong = [q for q in questions if route(q).route == "comparison"]
+    assert len(questions) >= 600 and len(wrong) / len(questions) <= 0.02, wrong
+    assert f"the {len(questions)} questions of `benchmarks/questions/`" in README
+    assert f"routed to the comparison: {len(wrong)} (" in README
+
+
 def test_a_forced_route_wins_and_says_so() -> None:
     forced = route("How do I change the seal?", forced="comparison")
     assert forced.route == "comparison" and forced.source == "request"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from indexer.diff import RevisionDiff, SectionChange
@@ -19,7 +20,7 @@ from indexer.hashing import hash_parts
 from indexer.store.catalog import Catalog
 from indexer.store.records import NewSummary
 from indexer.summarizers import Summarizer
-from indexer.summarizers.base import SummaryRequest
+from indexer.summarizers.base import SummaryRequest, SummaryResult
 
 PROMPT = "change-summary-v1"
 _QUOTED = 3  # sentences quoted per side of a change
@@ -74,7 +75,7 @@ def _written(
 ) -> dict[str, Any]:
     """Ask the summarizer, and keep a good answer in the summary cache."""
     ident = summarizer.identity
-    result = asyncio.run(summarizer.summarize([request]))[0]
+    result = _run(summarizer, request)
     if result.text is None:
         return {
             "label": label,
@@ -97,6 +98,17 @@ def _written(
         ]
     )
     return {"label": label, "text": result.text, "summarizer": ident.label, "cached": False}
+
+
+def _run(summarizer: Summarizer, request: SummaryRequest) -> SummaryResult:
+    """The summarizer's answer; from a thread that runs an event loop (an async caller of the
+    retriever), in a worker thread, since ``asyncio.run`` cannot nest."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(summarizer.summarize([request]))[0]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, summarizer.summarize([request])).result()[0]
 
 
 def _line(
