@@ -6,6 +6,7 @@ them must return exactly the changes it asks about, scoped to the chapter it nam
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -217,3 +218,14 @@ def test_quotes_of_a_pdf_carry_their_pages_in_both_revisions(tmp_path: Path) -> 
     assert any("95 N·m" in q["text"] for q in change["before"])
     assert any("110 N·m" in q["text"] for q in change["after"])
     index.close()
+
+
+def test_a_change_summary_is_written_for_a_caller_inside_an_event_loop(svc: Service) -> None:
+    retriever = svc.app.state.retriever
+
+    async def ask_inside_a_loop() -> dict[str, Any]:
+        out: dict[str, Any] = retriever.query(retriever.request("What changed in section 4.3?"))
+        return out
+
+    summary = asyncio.run(ask_inside_a_loop())["comparisons"][0]["change_summary"]
+    assert summary["cached"] is False and "4.3 Start-up procedure" in summary["text"]
