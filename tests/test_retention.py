@@ -131,6 +131,8 @@ def test_prune_from_the_cli(tmp_path: Path) -> None:
     listed = runner.invoke(main, ["revisions", DOC, *store], env=env)
     assert listed.exit_code == 0 and listed.output.count("sections,") == 1
     assert "1 changed (2.2 Impeller)" in listed.output
+    doctor = runner.invoke(main, ["doctor", "--json", *store], env=env)
+    assert doctor.exit_code == 0 and '"consistent": true' in doctor.output, doctor.output
 
 
 def test_an_open_review_pins_the_revision_it_was_made_on(tmp_path: Path) -> None:
