@@ -15,6 +15,7 @@ from api.commands.documents import docs, rm, tree
 from api.commands.encoder import export_onnx, reembed
 from api.commands.ingest import ingest
 from api.commands.keys import keys
+from api.commands.mcp import mcp_command
 from api.commands.query import evaluate, query
 from api.commands.select import select_command
 from api.commands.serve import serve
@@ -31,6 +32,7 @@ for _command in (audit, diff, doctor, docs, rm, tree, ingest, keys, query, evalu
 for _command in (reembed, export_onnx):
     main.add_command(_command)
 main.add_command(select_command, name="select")
+main.add_command(mcp_command, name="mcp")
 
 
 if __name__ == "__main__":  # pragma: no cover
