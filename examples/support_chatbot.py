@@ -48,7 +48,7 @@ def source_lines(docs: list[Document]) -> list[str]:
     for n, doc in enumerate(docs, start=1):
         if doc.metadata["kind"] == "passage":
             text = " ".join(doc.page_content.split())
-            lines.append(f'[{n}] quote, {citation(doc.metadata)}: "{text}"')
+            lines.append(f'[{n}] {citation(doc.metadata)}: "{text}"')
         else:
             lines.append(f"[{n}] from a summary (not a quote): {citation(doc.metadata)}")
     return lines

@@ -42,7 +42,7 @@ def check(out: dict[str, Any], server: FakeOpenAIServer) -> None:
     assert kinds == {"passage", "summary"}
     for source, line in zip(out["sources"], out["source_lines"], strict=True):
         if source["kind"] == "passage":
-            assert line.startswith(f"[{source['n']}] quote, quote — pump.md")
+            assert line.startswith(f"[{source['n']}] quote — pump.md › PX-9 Pump Manual")
             assert '"' in line and " ".join(source["text"].split()) in line
         else:
             assert line.startswith(f"[{source['n']}] from a summary (not a quote): summary of")
