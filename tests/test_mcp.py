@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from api.mcp import MCP_PATH, build_server, http_app
 from api.service.keys import ROLES
 from api.service.wiring import Stack
 from indexer.settings import Settings
-from tests.http_support import BIN, Service, ThreadServer, service
+from tests.http_support import BIN, Service, ThreadServer, free_port, service, wait_healthy
 from tests.test_retriever import manual, other_manual
 
 TOOLS = {"search", "outline", "read_node", "what_changed", "select", "list_documents"}
@@ -56,6 +57,9 @@ def calls(chapter: str) -> dict[str, tuple[str, dict[str, Any]]]:
         "select": ("select", {"k": 2}),
         "list_documents": ("list_documents", {}),
         "outline": ("outline", {"doc_id": "pump.md", "depth": 1}),
+        "outline_deep": ("outline", {"doc_id": "pump.md", "depth": 10}),
+        "what_changed_section": ("what_changed", {"doc_id": "pump.md", "section": "impeller"}),
+        "what_changed_elsewhere": ("what_changed", {"doc_id": "pump.md", "section": "piping"}),
     }
 
 
@@ -71,6 +75,7 @@ def rest_answers(svc: Service, chapter: str) -> dict[str, Any]:
         "select": post("/v1/select", json={"k": 2}, headers=h),
         "list_documents": get("/v1/documents", headers=h),
     }
+    answers["_tree"] = get("/v1/documents/pump.md/tree", headers=h)
     for name, r in answers.items():
         assert r.status_code == 200, (name, r.text)
     return {name: r.json() for name, r in answers.items()}
@@ -137,7 +142,8 @@ def check_errors(errors: dict[str, dict[str, Any]]) -> None:
 def check_answers(mcp: dict[str, Any], rest: dict[str, Any]) -> None:
     """The MCP results are the REST bodies; the outline is the tree's headings, no text."""
     for name, body in rest.items():
-        assert mcp[name] == body, name
+        if not name.startswith("_"):
+            assert mcp[name] == body, name
     results = mcp["search"]["results"]
     summaries = [r for r in results if r["kind"] == "summary"]
     assert {r["label"] for r in results if r["kind"] == "passage"} == {"quote"}
@@ -155,6 +161,25 @@ def check_answers(mcp: dict[str, Any], rest: dict[str, Any]) -> None:
     assert all(c["children"] == [] and c["summary"] for c in outline["children"])
     assert outline["children"][0]["hidden_children"] == 2
     assert "text" not in json.dumps(outline)
+    check_outline(mcp["outline_deep"]["outline"], rest["_tree"])
+    scoped = mcp["what_changed_section"]
+    assert scoped["section"] == "impeller" and scoped["summary"]["changed"] == 1
+    assert [c["heading_path"][-1] for c in scoped["changes"]] == ["2.2 Impeller"]
+    assert "110 N·m" in scoped["changes"][0]["diff"]
+    assert mcp["what_changed_elsewhere"]["changes"] == []
+
+
+def check_outline(node: dict[str, Any], tree: dict[str, Any]) -> None:
+    """An outline node is its tree node without passages: same id, title, path, pages."""
+    for key in ("node_id", "level", "title", "heading_path", "pages"):
+        assert node[key] == tree[key], key
+    assert node["passages"] == tree["covers"]["passages"]
+    one_line = " ".join(node["summary"].rstrip("…").split())
+    assert one_line and one_line in " ".join(tree["summary"].split())
+    inner = [c for c in tree["children"] if c["level"] != "passage"]
+    assert len(node["children"]) == len(inner)
+    for child, tree_child in zip(node["children"], inner, strict=True):
+        check_outline(child, tree_child)
 
 
 def _stdio_params(settings: Settings) -> StdioServerParameters:
@@ -237,8 +262,6 @@ def test_http_enforces_the_key_and_its_role(mcp_http: tuple[str, Service]) -> No
 
 
 def test_mcp_refuses_a_missing_store(tmp_path: Path) -> None:
-    import subprocess
-
     proc = subprocess.run(
         [str(BIN / "overstory"), "mcp", "--store", str(tmp_path / "missing")],
         capture_output=True,
@@ -249,3 +272,33 @@ def test_mcp_refuses_a_missing_store(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert "missing" in proc.stderr and proc.stdout == ""
+
+
+def test_the_http_command_serves_the_tools(store: Any, tmp_path: Path) -> None:
+    """``overstory mcp --transport http`` as users run it: a subprocess on a loopback port."""
+    settings, _, svc = store
+    port = free_port()
+    env = {**os.environ, "OVERSTORY_EMBEDDER": "hashing", "HF_HUB_OFFLINE": "1"}
+    cmd = [str(BIN / "overstory"), "mcp", "--transport", "http", "--port", str(port)]
+    cmd += ["--store", str(settings.store)]
+    log = tmp_path / "mcp.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_healthy(url, proc=proc)
+
+        async def session() -> Any:
+            async with _client(url, svc.keys["auditor"]) as client:
+                return await client.call_tool("audit_queue", {"limit": 2})
+
+        result = anyio.run(session)
+        assert not result.is_error, result.content
+        assert result.structured_content["items"]
+        taken = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+        assert taken.returncode == 1
+        assert f"cannot listen on 127.0.0.1:{port}" in taken.stderr
+    finally:
+        proc.terminate()
+        proc.wait(60)
+    assert "/v1/mcp" in log.read_text()

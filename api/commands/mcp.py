@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from api.commands.common import existing_store, handle_errors, store_option
+from api.commands.serve import _check_port
 from api.service.keys import KeyStore
 from api.service.wiring import open_stack
 from indexer.errors import ConfigError
@@ -57,6 +58,7 @@ def mcp_command(transport: str, host: str | None, port: int | None, store: Path 
             f"  overstory keys create --role reader --store {settings.store}",
             err=True,
         )
+    _check_port(settings.host, settings.port)
     click.echo(f"MCP over streamable HTTP: http://{settings.host}:{settings.port}/v1/mcp", err=True)
     run_http(server, settings, stack, log_level="warning", timeout_graceful_shutdown=10)
 

@@ -11,7 +11,7 @@ fields) and checks the caller's role: over HTTP the API key's, authenticated by
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -65,13 +65,15 @@ class ToolGate:
         self.known = known
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
-        if ctx.method != "tools/call" or not isinstance(ctx.params, dict):
+        if ctx.method != "tools/call":
             return await call_next(ctx)
-        name = ctx.params.get("name")
-        if name not in self.known:
-            return await call_next(ctx)  # the SDK answers an unknown tool
-        arguments = ctx.params.get("arguments") or {}
-        unknown = sorted(set(arguments) - self.known[name]) if isinstance(arguments, dict) else []
+        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        name = params.get("name")
+        if not isinstance(name, str) or name not in self.known:
+            return await call_next(ctx)  # the SDK answers an unknown tool or malformed call
+        arguments = params.get("arguments") or {}
+        given = set(arguments) if isinstance(arguments, Mapping) else set()
+        unknown = sorted(given - self.known[name])
         try:
             if unknown:
                 raise InvalidRequestError(

@@ -7,6 +7,8 @@ The SDK builds each tool's input schema from these signatures; the work is done 
 from __future__ import annotations
 
 import inspect
+import logging
+import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -22,6 +24,7 @@ DocIds = Annotated[
 ]
 NodeId = Annotated[str, Field(description="A node_id from outline, search or read_node.")]
 Kind = Literal["passage", "summary"]
+log = logging.getLogger("overstory.mcp")
 
 
 class ToolFunctions:
@@ -43,6 +46,15 @@ class ToolFunctions:
             return self.on_result(fn(*args, **kwargs))
         except OverstoryError as exc:
             return self.on_error(exc)
+        except Exception:  # as the REST service: logged once, answered with an incident
+            incident = uuid.uuid4().hex[:12]
+            log.exception("unexpected error (incident %s) in tool %s", incident, fn.__name__)
+            return self.on_error(
+                OverstoryError(
+                    f"internal error (incident {incident}); see the server log",
+                    detail={"incident": incident},
+                )
+            )
 
     def search(
         self,
@@ -55,12 +67,22 @@ class ToolFunctions:
         expand: Annotated[
             bool | None, Field(description="Give every summary hit its best passages.")
         ] = None,
+        intent: Annotated[
+            Literal["auto", "passage", "section", "document"] | None,
+            Field(description="What the query asks for (default: estimated)."),
+        ] = None,
     ) -> CallToolResult:
         """Search passages and summaries. Each result is labelled: a passage is a quote
         (`label: "quote"`, with `pages`); a summary says what it summarizes and its pages
         (`label: "summary of 5 Maintenance, pp. 37–58"`) and the passages it `covers`."""
         return self._call(
-            self.tools.search, query, k=k, kinds=kinds, documents=documents, expand=expand
+            self.tools.search,
+            query,
+            k=k,
+            kinds=kinds,
+            documents=documents,
+            expand=expand,
+            intent=intent,
         )
 
     def outline(
