@@ -19,13 +19,13 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnableP
 from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 
-from indexer.errors import AuthError, InvalidRequestError, NotFoundError
+from indexer.errors import AuthError, InvalidRequestError, NotFoundError, UnavailableError
 from indexer.settings import Settings
 from overstory.integrations import HttpSource, LocalSource, QuerySource, metadata_of
 from overstory.integrations.langchain import OverstoryRetriever as LangChainRetriever
 from overstory.integrations.llama_index import OverstoryRetriever as LlamaIndexRetriever
 from overstory.integrations.results import citation
-from tests.http_support import served
+from tests.http_support import free_port, served
 from tests.test_retriever import manual, other_manual
 
 QUESTION = "What working length do I set for the mechanical seal?"
@@ -138,6 +138,8 @@ def test_filters_reach_the_query(sources: dict[str, Any]) -> None:
 
 
 def test_errors_keep_their_kind(sources: dict[str, Any]) -> None:
+    with pytest.raises(UnavailableError, match="cannot reach"):
+        HttpSource(f"http://127.0.0.1:{free_port()}", api_key="k").query("seal")
     with pytest.raises(AuthError, match="invalid API key"):
         HttpSource(sources["url"], api_key="ovs_00000000_wrong").query("seal")
     for source in (sources["http"], sources["local"]):

@@ -24,6 +24,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from api.mcp import MCP_PATH, build_server, http_app
 from api.service.keys import ROLES
 from api.service.wiring import Stack
+from indexer.errors import ConfigError
 from indexer.settings import Settings
 from tests.http_support import BIN, Service, ThreadServer, free_port, service, wait_healthy
 from tests.test_retriever import manual, other_manual
@@ -302,3 +303,26 @@ def test_the_http_command_serves_the_tools(store: Any, tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(60)
     assert "/v1/mcp" in log.read_text()
+
+
+def test_http_with_auth_off_is_for_loopback_only(store: Any) -> None:
+    settings, stack, _ = store
+    server = build_server(stack)
+    with pytest.raises(ConfigError, match="local development only"):
+        http_app(server, settings.model_copy(update={"auth": "off", "host": "0.0.0.0"}), stack)
+    dev = settings.model_copy(update={"auth": "off"})
+    with ThreadServer(http_app(server, dev, stack)) as running:  # type: ignore[arg-type]
+
+        async def session() -> Any:
+            async with _client(running.url, None) as client:
+                return await client.call_tool("audit_queue", {"limit": 1})
+
+        result = anyio.run(session)  # without keys every call is the developer's (admin)
+        assert not result.is_error, result.content
+        r = httpx.post(
+            running.url + MCP_PATH,
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+            headers={"Host": "evil.example"},
+        )
+        assert r.status_code == 403
+        assert r.json()["error"]["code"] == "forbidden_origin"
