@@ -5,7 +5,7 @@ body). A refused or failed call is a tool error (``isError``) carrying the canon
 ``{"error": {"code", "message", "detail"}}``, never a protocol error or a crash. Before a tool
 runs, one middleware refuses arguments the tool does not take (as the REST API refuses unknown
 fields) and checks the caller's role: over HTTP the API key's, authenticated by
-:mod:`api.mcp.auth`; over stdio the local user's, who could open the store anyway (as the CLI).
+:mod:`api.mcp.transport`; over stdio the local user's, who could open the store anyway (as the CLI).
 """
 
 from __future__ import annotations
