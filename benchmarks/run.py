@@ -22,6 +22,12 @@ Result = dict[str, Any]
 
 
 # Each module is imported only when its benchmark runs: some load torch or start servers.
+def _agent_walk() -> Result:
+    from benchmarks import bench_agent_walk
+
+    return bench_agent_walk.main()
+
+
 def _cluster() -> Result:
     from benchmarks import bench_cluster
 
@@ -89,6 +95,7 @@ def _summarizers() -> Result:
 
 
 BENCHMARKS: dict[str, Callable[[], Result]] = {
+    "agent_walk": _agent_walk,
     "cluster": _cluster,
     "crash": _crash,
     "encoder": _encoder,

@@ -66,6 +66,9 @@ class BrowsedNodePublic(NodePublic):
 
     doc_id: str
     parent_id: str | None
+    label: str | None = Field(
+        None, description="`quote` for a passage, else what its summary summarizes, with pages."
+    )
 
 
 class NodeItselfPublic(BrowsedNodePublic):

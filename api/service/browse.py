@@ -6,6 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
+from api.service.outline import node_label
 from indexer.errors import NotFoundError
 from indexer.reviews import review_states
 from indexer.store.catalog import Catalog
@@ -32,12 +33,15 @@ def node_detail(
     rows = [row, *([parent] if parent else []), *children, *passages]
     summaries = catalog.summary_rows([r["summary_key"] for r in rows if r["summary_key"]])
     reviews = review_states(catalog, rows)
+    document = catalog.document(row["doc_id"])
+    source = document["source"] if document is not None else row["doc_id"]
 
     def view(r: sqlite3.Row) -> dict[str, Any]:
         return {
             **node_json(r, summaries.get(r["summary_key"]), reviews.get(r["node_id"])),
             "doc_id": r["doc_id"],
             "parent_id": r["parent_id"],
+            "label": node_label(r, source),
         }
 
     node = view(row)

@@ -1,0 +1,52 @@
+"""A query result's label and provenance as framework metadata, the same for every framework.
+
+Each result of ``POST /v1/query`` becomes a text (the passage, or the summary) and this
+metadata: ``kind`` (``passage`` or ``summary``), ``label`` (``quote`` or ``summary of 5
+Maintenance, pp. 37–58``), ``level``, ``heading_path``, ``pages``, ``covers`` (what a summary
+covers), ``revision``, ``doc_id``, ``source``, ``node_id``, the character span, the summarizer
+and the review state; with ``expand``, a summary's best passages under ``support``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+METADATA_KEYS = (
+    "kind",
+    "label",
+    "level",
+    "heading_path",
+    "pages",
+    "covers",
+    "revision",
+    "doc_id",
+    "source",
+    "node_id",
+    "rank",
+    "char_start",
+    "char_end",
+    "summarizer",
+    "review",
+    "support",
+)
+# What a language model should see beside the text: what it is and where it is from.
+PROMPT_KEYS = ("label", "source", "heading_path", "pages")
+
+
+def metadata_of(result: dict[str, Any]) -> dict[str, Any]:
+    """The metadata of one result (``support`` only when the result has it)."""
+    out = {key: result.get(key) for key in METADATA_KEYS if key != "support"}
+    if result.get("support"):
+        out["support"] = [{**metadata_of(s), "text": s.get("text", "")} for s in result["support"]]
+    return out
+
+
+def citation(metadata: dict[str, Any]) -> str:
+    """A one-line reference: ``quote — pump.md › 5 Maintenance › 5.3 Seals, pp. 41–42``."""
+    path = " › ".join(metadata.get("heading_path") or [])
+    where = " › ".join(p for p in (metadata.get("source"), path) if p)
+    pages = metadata.get("pages")
+    if pages and metadata.get("kind") == "passage":
+        first, last = pages
+        where += f", p. {first}" if first == last else f", pp. {first}–{last}"
+    return f"{metadata.get('label')} — {where}"

@@ -1,0 +1,150 @@
+"""Where a retriever's results come from: the HTTP API, or an index open in this process.
+
+Both answer :meth:`QuerySource.query` with the JSON of ``POST /v1/query``; an error comes back
+as the library's own :class:`~indexer.errors.OverstoryError` subclass (over HTTP, the one
+named by the canonical error body's ``code``), with its message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+
+from indexer.errors import OverstoryError, UnavailableError
+from indexer.settings import Settings, load_settings
+
+
+class QuerySource(Protocol):
+    """Something that answers a query with the JSON of ``POST /v1/query``."""
+
+    def query(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        kinds: Sequence[str] | None = None,
+        documents: Sequence[str] | None = None,
+        expand: bool = False,
+    ) -> dict[str, Any]:
+        """The results of one query, best first."""
+        ...
+
+
+def _body(
+    query: str,
+    k: int | None,
+    kinds: Sequence[str] | None,
+    documents: Sequence[str] | None,
+    expand: bool,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"query": query, "expand": expand}
+    if k is not None:
+        body["k"] = k
+    if kinds is not None:
+        body["kinds"] = list(kinds)
+    if documents is not None:
+        body["documents"] = list(documents)
+    return body
+
+
+class HttpSource:
+    """The Overstory HTTP API at ``base_url`` with an API key (role reader or above)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 30.0,
+        client: httpx.Client | None = None,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.client = client or httpx.Client(base_url=base_url, timeout=timeout)
+        self.headers = headers
+
+    def query(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        kinds: Sequence[str] | None = None,
+        documents: Sequence[str] | None = None,
+        expand: bool = False,
+    ) -> dict[str, Any]:
+        """``POST /v1/query``.
+
+        Raises:
+            OverstoryError: The service's error, by its code (401 AuthError, 422
+                InvalidRequestError, …); UnavailableError when it cannot be reached.
+        """
+        try:
+            response = self.client.post(
+                "/v1/query", json=_body(query, k, kinds, documents, expand), headers=self.headers
+            )
+        except httpx.HTTPError as exc:
+            raise UnavailableError(f"cannot reach the Overstory service: {exc}") from exc
+        if response.status_code != 200:
+            raise _error(response)
+        result: dict[str, Any] = response.json()
+        return result
+
+    def close(self) -> None:
+        """Close the HTTP client."""
+        self.client.close()
+
+
+def _error_classes(cls: type[OverstoryError]) -> dict[str, type[OverstoryError]]:
+    """Every error class by its ``code``, most general first (a code names one class)."""
+    out: dict[str, type[OverstoryError]] = {str(cls.code): cls}
+    for sub in cls.__subclasses__():
+        out.update(_error_classes(sub))
+    return out
+
+
+def _error(response: httpx.Response) -> OverstoryError:
+    try:
+        error = response.json()["error"]
+        cls = _error_classes(OverstoryError).get(error["code"], OverstoryError)
+        return cls(error["message"], detail=error.get("detail"))
+    except (ValueError, KeyError, TypeError):
+        return OverstoryError(f"HTTP {response.status_code}: {response.text[:200]}")
+
+
+class LocalSource:
+    """An index open in this process (its retriever), e.g. ``LocalSource.open(".overstory")``."""
+
+    def __init__(self, retriever: Any) -> None:
+        self.retriever = retriever
+
+    @classmethod
+    def open(
+        cls, store: Path | str | None = None, *, settings: Settings | None = None
+    ) -> LocalSource:
+        """The retriever of the store at ``store`` (or of ``settings``), opened read-mostly."""
+        from api.service.wiring import open_stack
+
+        settings = settings or load_settings(store=Path(store) if store is not None else None)
+        return cls(open_stack(settings).retriever)
+
+    def query(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        kinds: Sequence[str] | None = None,
+        documents: Sequence[str] | None = None,
+        expand: bool = False,
+    ) -> dict[str, Any]:
+        """The retriever's query (the same JSON as ``POST /v1/query``).
+
+        Raises:
+            InvalidRequestError: A bad query, k, kinds or documents.
+            NotFoundError: A document in ``documents`` is not indexed.
+        """
+        body = _body(query, k, kinds, documents, expand)
+        request = self.retriever.request(body.pop("query"), **body)
+        result: dict[str, Any] = self.retriever.query(request)
+        return result
