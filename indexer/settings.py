@@ -244,6 +244,14 @@ class Settings(BaseSettings):
         16, ge=1, description="Jobs queued or running before an upload is refused with 429."
     )
 
+    # summary lint
+    lint_alignment: Literal["static", "encoder", "words"] = Field(
+        "static",
+        description="How the lint aligns summary sentences with source sentences: `static` "
+        "(token vectors distilled from the bundled encoder, fast), `encoder` (the configured "
+        "embedder on every sentence, slow), `words` (shared words only).",
+    )
+
     @classmethod
     def settings_customise_sources(
         cls,

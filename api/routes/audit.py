@@ -184,7 +184,14 @@ async def get_queue(
     """The served summaries to audit: stale reviews first, then the most serious lint flags,
     then top levels, then document order."""
     result = await run_in_threadpool(
-        queue, index.catalog, doc_ids=doc_id, status=status, limit=limit, offset=offset
+        lambda: queue(
+            index.catalog,
+            doc_ids=doc_id,
+            status=status,
+            limit=limit,
+            offset=offset,
+            linter=index.linter,
+        )
     )
     return QueuePublic.model_validate(result)
 
@@ -207,6 +214,7 @@ async def post_review(
             body,
             reviewer=principal.name or principal.key_id,
             key_id=principal.key_id,
+            linter=index.linter,
         )
     )
     return ReviewResultPublic.model_validate(result)

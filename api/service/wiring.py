@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from api.service.lint_cache import LintWarmup
 from indexer.embedding import Embedder
 from indexer.index import Index, open_catalog
+from indexer.lint import Linter
 from indexer.settings import Settings
 from indexer.summarizers import Summarizer
 from retriever import Retriever
@@ -40,11 +41,13 @@ def open_stack(
     """
     catalog = open_catalog(settings)
     lexical = LexicalIndex(settings.store / "lexical", catalog)
+    linter = Linter.from_settings(settings, embedder=embedder)
     index = Index(
         settings,
         catalog=catalog,
         embedder=embedder,
         summarizer=summarizer,
-        on_publish=(lexical.on_publish, LintWarmup(catalog)),
+        linter=linter,
+        on_publish=(lexical.on_publish, LintWarmup(catalog, linter)),
     )
     return Stack(index=index, retriever=Retriever(index, lexical=lexical))
