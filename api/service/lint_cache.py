@@ -98,7 +98,7 @@ def machine_flags(
         else:
             todo.append(r)
     if not todo:
-        return out
+        return _with_judged(catalog, targets, nodes, out)
     passages = catalog.nodes.passage_texts(r["node_id"] for r in todo)
     computed: list[CachedFlags] = []
     for r in todo:
@@ -111,6 +111,15 @@ def machine_flags(
             CachedFlags(summary_key=r["summary_key"], inputs=wanted[r["node_id"]], flags=flags)
         )
     catalog.lint.put(computed)
+    return _with_judged(catalog, targets, nodes, out)
+
+
+def _with_judged(
+    catalog: Catalog, targets: Sequence[sqlite3.Row], nodes: AuditNodes, out: dict[str, Flags]
+) -> dict[str, Flags]:
+    """The rules' flags followed by the judge's cached ones (see ``judge_cache``)."""
+    for node_id, flags in judged_flags(catalog, targets, nodes).items():
+        out[node_id] = [*out.get(node_id, []), *flags]
     return out
 
 
@@ -147,3 +156,34 @@ class LintWarmup:
                     doc_id,
                     exc_info=True,
                 )
+
+
+def judge_key(summary_key: str) -> str:
+    """Where a summary's judge answer is cached (``api.service.judge_cache`` writes it)."""
+    return f"judge:{summary_key}"
+
+
+def judge_inputs(row: sqlite3.Row, nodes: AuditNodes) -> str:
+    """What decides a judge answer beyond the summary: the children's corrections."""
+    fixed = [
+        state.correction
+        for child in nodes.children.get(row["node_id"], [])
+        if (state := nodes.states.get(child["node_id"])) is not None
+        and state.correction is not None
+    ]
+    return hash_parts(["judge-inputs", *fixed])
+
+
+def judged_flags(
+    catalog: Catalog, targets: Sequence[sqlite3.Row], nodes: AuditNodes
+) -> dict[str, Flags]:
+    """Cached judge flags of ``targets`` by node id (only answers for the current inputs)."""
+    keyed = {judge_key(r["summary_key"]): r for r in targets if r["summary_key"]}
+    if not keyed:
+        return {}
+    out: dict[str, Flags] = {}
+    for key, hit in catalog.lint.get(keyed).items():
+        row = keyed[key]
+        if hit.inputs == judge_inputs(row, nodes):
+            out[row["node_id"]] = hit.flags
+    return out
