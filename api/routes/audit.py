@@ -28,10 +28,21 @@ QueueStatus = Literal["pending", "approved", "corrected", "rejected", "all"]
 class FlagPublic(BaseModel):
     """One lint flag: a problem found in a summary against its source."""
 
-    kind: str = Field(description="condition, negation, number or absolute.")
-    message: str
-    summary_text: str = Field(description="The offending part of the summary.")
-    source_text: str | None = Field(description="The source sentence it misrepresents, if any.")
+    kind: str = Field(
+        description="condition, negation, number or absolute (the judge may also say unsupported)."
+    )
+    message: str = Field(description="What was dropped or changed.")
+    summary_text: str = Field(description="The summary sentence the flag is about.")
+    source_text: str | None = Field(description="The source sentence it restates, if any.")
+    summary_quote: str | None = Field(
+        None,
+        description="The words of the summary to highlight (an invented number, an added "
+        "absolute); null when the whole sentence is meant.",
+    )
+    source_quote: str | None = Field(
+        None, description="The words of the source to highlight (the dropped condition)."
+    )
+    origin: str = Field("rules", description="`rules` (the lint) or `judge` (the judge model).")
 
 
 class ReviewPublic(BaseModel):
