@@ -68,6 +68,7 @@ def ensure_package(path: str) -> None:
     package = next((p for prefix, p in PACKAGES.items() if path.startswith(prefix)), None)
     if package is None:
         raise FileNotFoundError(path)
+    subprocess.run(["apt-get", "update", "-qq"], check=True)
     subprocess.run(["apt-get", "install", "-y", "-qq", package], check=True)
 
 
