@@ -125,3 +125,12 @@ def test_the_configured_linter_aligns_with_vectors_from_the_bundled_encoder() ->
     ]
     words_only = Linter.from_settings(Settings(lint_alignment="words"))
     assert words_only.vectors is None and words_only.name != linter.name
+
+
+def test_a_correction_that_restores_the_condition_in_other_words_clears_the_flag() -> None:
+    linter = Linter.from_settings(Settings())
+    smoothed = linter.lint("Replace the seal when the leakage exceeds 10 drops per minute.", SOURCE)
+    assert [f.kind for f in smoothed] == ["condition"]
+    assert smoothed[0].source_quote == "only if the leakage exceeds 10 drops per minute"
+    restored = "Only replace the seal when more than 10 drops leak per minute."
+    assert linter.lint(restored, SOURCE) == []
