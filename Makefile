@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser serve test test-llm lint bench train-mix clean
+.PHONY: install browser serve test test-llm lint bench bench-lint train-mix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ lint: install
 
 bench: install
 	$(BIN)/python -m benchmarks.run
+
+# The summary lint's planted-fault benchmark over Debian manuals (installs the documentation
+# packages it reads when missing, as root) and the lint's share of a full ingest.
+bench-lint: install
+	$(BIN)/python -m benchmarks.faithfulness.run
+	$(BIN)/python -m benchmarks.faithfulness.ingest_cost
 
 # Fits retriever/models/intent.json and mix.json on the questions' tuning half (installs the
 # Debian documentation packages it reads, as root; caches the indexed corpus in .bench-cache/).

@@ -25,6 +25,7 @@ from indexer.encoders import Reembedded, encode_into, reembed, require_encoder
 from indexer.errors import NotFoundError, OverstoryError, UnreadableFileError
 from indexer.hashing import hash_bytes
 from indexer.ingest import IngestContext, Restructure, ingest_document, read_file
+from indexer.lint import Linter
 from indexer.parsers import supported_suffixes
 from indexer.plan import IngestPlan, plan_document
 from indexer.progress import ProgressFn, no_progress
@@ -56,6 +57,7 @@ class Index:
         embedder: Embedder | None = None,
         summarizer: Summarizer | None = None,
         vectors: VectorStore | None = None,
+        linter: Linter | None = None,
         on_publish: Sequence[PublishHook] = (),
     ) -> None:
         self.settings = settings
@@ -70,6 +72,7 @@ class Index:
         self._thread_lock = threading.RLock()
         self._lock_held = False
         self._embedder = embedder
+        self._linter = linter
         self._summarizer = summarizer
         self._on_publish = tuple(on_publish)
 
@@ -97,6 +100,14 @@ class Index:
         if self._embedder is None:
             self._embedder = make_embedder(self.settings)
         return self._embedder
+
+    @property
+    def linter(self) -> Linter:
+        """The summary lint as configured (its sentence vectors load on first use)."""
+        if self._linter is None:
+            embedder = self.embedder if self.settings.lint_alignment == "encoder" else None
+            self._linter = Linter.from_settings(self.settings, embedder=embedder)
+        return self._linter
 
     @property
     def encoder_name(self) -> str:

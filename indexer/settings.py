@@ -251,6 +251,23 @@ class Settings(BaseSettings):
         16, ge=1, description="Jobs queued or running before an upload is refused with 429."
     )
 
+    # summary lint
+    lint_alignment: Literal["static", "encoder", "words"] = Field(
+        "static",
+        description="How the lint aligns summary sentences with source sentences: `static` "
+        "(token vectors distilled from the bundled encoder, fast), `encoder` (the configured "
+        "embedder on every sentence, slow), `words` (shared words only).",
+    )
+    lint_judge: bool = Field(
+        False,
+        description="Also ask a chat model on the `openai` backend's server which statements of "
+        "each summary the source does not support (after publish, in the background; never "
+        "blocks an ingest; the audit queue shows cached answers).",
+    )
+    lint_judge_model: str | None = Field(
+        None, description="Model the lint judge asks (default: `summarizer_model`)."
+    )
+
     @classmethod
     def settings_customise_sources(
         cls,

@@ -8,7 +8,9 @@ and OpenAI's error body, and can be told to fail:
 - ``server.default = "ok" | "429" | "500" | "hang"``: what every other request does;
 - ``server.fail_if_contains = "text"``: a request whose prompt contains it gets a 500.
 
-``hang`` sleeps ``hang_seconds`` before answering (past the client's timeout). The summary is
+``hang`` sleeps ``hang_seconds`` before answering (past the client's timeout). ``server.reply``,
+when set, is the content of every answer instead (a judge's JSON); ``server.bodies`` keeps the
+request bodies. The summary is
 deterministic and derived from the input: the model name and the first sentence of the node's
 material, so a test can tell which node a summary belongs to and re-runs are comparable.
 """
@@ -60,6 +62,8 @@ class FakeOpenAIServer:
         self.fail_if_contains: str | None = None
         self.hang_seconds = hang_seconds
         self.seen: list[Seen] = []
+        self.reply: str | None = None
+        self.bodies: list[dict[str, Any]] = []
         self._script: deque[str] = deque()
         self._lock = threading.Lock()
         self._counter = 0
@@ -107,6 +111,7 @@ class FakeOpenAIServer:
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> JSONResponse:
             body = await request.json()
+            self.bodies.append(body)
             model = body.get("model")
             messages = body.get("messages")
             if not isinstance(model, str) or not isinstance(messages, list) or not messages:
@@ -128,7 +133,7 @@ class FakeOpenAIServer:
             with self._lock:
                 self._counter += 1
                 n = self._counter
-            text = summary_for(model, user)
+            text = self.reply if self.reply is not None else summary_for(model, user)
             prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in messages)
             return JSONResponse(
                 {

@@ -95,6 +95,12 @@ def test_auditor_corrects_a_flagged_summary(
     assert page.locator("#detail-title").inner_text().endswith("1.1 Replacement")
     assert "only if the leakage exceeds" in page.locator("#detail-passages").inner_text()
     assert page.locator("#detail-summary mark.flag-condition").count() >= 1
+    # The dropped condition is marked where the source says it, and quoted in the flag.
+    marked = page.locator("#detail-passages mark.source-hit")
+    assert any(
+        "only if the leakage exceeds" in marked.nth(i).inner_text() for i in range(marked.count())
+    )
+    assert page.locator("#detail-flags mark.source-hit").count() >= 1
     assert "only if" in page.locator("#detail-flags").inner_text()
 
     page.get_by_role("button", name="Edit a correction", exact=True).click()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from indexer.lint import lint_summary
+from indexer.lint import Linter, lint_summary
+from indexer.settings import Settings
 
 SOURCE = [
     "Tighten the impeller nut to 95 N·m. Replace the seal only if the leakage exceeds 10 drops "
@@ -54,3 +55,82 @@ def test_part_numbers_and_codes_are_not_invented_numbers() -> None:
     assert lint_summary("Seal kit PX-2041-S is ordered when alarm E-12 appears.", source) == []
     flags = lint_summary("Seal kit PX-2042-S is ordered when alarm E-12 appears.", source)
     assert [f.kind for f in flags] == ["number"]
+
+
+# The aligned lint: paraphrases, units, negations both ways, what the summarizer adds -----------
+PG = [
+    "On Windows, the default is empty, which means no Unix-domain socket is created by default.",
+    "A session will allocate temporary buffers as needed. However if a buffer is actually used "
+    "an additional 8192 bytes will be consumed for it.",
+    "Maximum time between automatic WAL checkpoints. The default is five minutes (5min).",
+    "Any logical decoding or replication requests for other libraries will be refused.",
+]
+
+
+def test_paraphrase_that_drops_a_scope_is_flagged_with_the_scope_quoted() -> None:
+    faithful = "On Windows no Unix-domain socket is made by default."
+    assert lint_summary(faithful, PG) == []
+    flags = lint_summary("No Unix-domain socket is made by default.", PG)
+    assert [f.kind for f in flags] == ["condition"]
+    assert flags[0].source_quote == "On Windows"
+    assert flags[0].source_text is not None and flags[0].source_text.startswith("On Windows")
+
+
+def test_units_are_compared_with_their_values() -> None:
+    assert lint_summary("A used temporary buffer costs another 8192 bytes.", PG) == []
+    flags = lint_summary("A used temporary buffer costs another 8192 kilobytes.", PG)
+    assert [f.kind for f in flags] == ["number"]
+    assert flags[0].summary_quote == "8192 kilobytes" and flags[0].source_quote == "8192 bytes"
+    assert lint_summary("The default gap between checkpoints is 5 min.", PG) == []
+    assert [f.kind for f in lint_summary("The default is five hours.", PG)] == ["number"]
+
+
+def test_numbers_in_words_and_ranges_are_read() -> None:
+    source = ["The allowed range is 1 to 1000. The default is three connections."]
+    assert lint_summary("It takes 1 to 1000 and defaults to 3 connections.", source) == []
+    assert {f.kind for f in lint_summary("It takes 1 to 100.", source)} == {"number"}
+    assert {f.kind for f in lint_summary("It defaults to four connections.", source)} == {"number"}
+
+
+def test_added_and_dropped_negations_are_flagged_and_implicit_ones_accepted() -> None:
+    assert lint_summary("Requests for other libraries are refused.", PG) == []
+    added = lint_summary("Requests for other libraries are not refused.", PG)
+    assert [f.kind for f in added] == ["negation"] and added[0].summary_quote == "not"
+    # "does not accept" restated as "refuses" keeps the negation
+    source = ["The server does not accept connections for other libraries."]
+    assert lint_summary("The server refuses connections for other libraries.", source) == []
+    dropped = lint_summary("The server accepts connections for other libraries.", source)
+    assert [f.kind for f in dropped] == ["negation"]
+
+
+def test_absolute_needs_support_about_the_same_thing() -> None:
+    source = ["Some operating systems provide the function, but it does nothing there."]
+    assert lint_summary("Some operating systems provide this function.", source) == []
+    flags = lint_summary("All operating systems provide the function.", source)
+    assert [f.kind for f in flags] == ["absolute"] and flags[0].summary_quote == "All"
+
+
+def test_what_the_summarizer_adds_and_verbatim_sentences_are_never_flagged() -> None:
+    summary = "Contents: Seals; Bearings; and 20 more.\n" + SOURCE[0].split(". ")[1] + "."
+    assert lint_summary(summary, SOURCE) == []
+    assert lint_summary("How to replace and inspect the seals.", SOURCE) == []
+
+
+def test_the_configured_linter_aligns_with_vectors_from_the_bundled_encoder() -> None:
+    linter = Linter.from_settings(Settings())
+    assert linter.name.endswith("all-MiniLM-L6-v2/static")
+    assert linter.lint("On Windows no Unix-domain socket is made by default.", PG) == []
+    assert [f.kind for f in linter.lint("No Unix-domain socket is made by default.", PG)] == [
+        "condition"
+    ]
+    words_only = Linter.from_settings(Settings(lint_alignment="words"))
+    assert words_only.vectors is None and words_only.name != linter.name
+
+
+def test_a_correction_that_restores_the_condition_in_other_words_clears_the_flag() -> None:
+    linter = Linter.from_settings(Settings())
+    smoothed = linter.lint("Replace the seal when the leakage exceeds 10 drops per minute.", SOURCE)
+    assert [f.kind for f in smoothed] == ["condition"]
+    assert smoothed[0].source_quote == "only if the leakage exceeds 10 drops per minute"
+    restored = "Only replace the seal when more than 10 drops leak per minute."
+    assert linter.lint(restored, SOURCE) == []

@@ -31,6 +31,10 @@ def _catalog(store: Path | None) -> Catalog:
     return Index(existing_store(store)).catalog
 
 
+def _index(store: Path | None) -> Index:
+    return Index(existing_store(store))
+
+
 def _queue_options(fn: F) -> F:
     for option in reversed(
         [
@@ -77,8 +81,14 @@ def queue_command(
     as_json: bool,
 ) -> None:
     """List the summaries to audit, most urgent first."""
+    index = _index(store)
     result = queue(
-        _catalog(store), doc_ids=list(docs) or None, status=status, limit=limit, offset=offset
+        index.catalog,
+        doc_ids=list(docs) or None,
+        status=status,
+        limit=limit,
+        offset=offset,
+        linter=index.linter,
     )
     if as_json:
         emit_json(result)
@@ -136,8 +146,13 @@ def review_command(
     request = validated(
         ReviewCreate, {"status": verdict or "corrected", "text": text, "note": note}
     )
+    index = _index(store)
     result = record_review(
-        _catalog(store), node_id, request, reviewer=reviewer or getpass.getuser()
+        index.catalog,
+        node_id,
+        request,
+        reviewer=reviewer or getpass.getuser(),
+        linter=index.linter,
     )
     if as_json:
         emit_json(result)

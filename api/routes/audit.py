@@ -28,10 +28,21 @@ QueueStatus = Literal["pending", "approved", "corrected", "rejected", "all"]
 class FlagPublic(BaseModel):
     """One lint flag: a problem found in a summary against its source."""
 
-    kind: str = Field(description="condition, negation, number or absolute.")
-    message: str
-    summary_text: str = Field(description="The offending part of the summary.")
-    source_text: str | None = Field(description="The source sentence it misrepresents, if any.")
+    kind: str = Field(
+        description="condition, negation, number or absolute (the judge may also say unsupported)."
+    )
+    message: str = Field(description="What was dropped or changed.")
+    summary_text: str = Field(description="The summary sentence the flag is about.")
+    source_text: str | None = Field(description="The source sentence it restates, if any.")
+    summary_quote: str | None = Field(
+        None,
+        description="The words of the summary to highlight (an invented number, an added "
+        "absolute); null when the whole sentence is meant.",
+    )
+    source_quote: str | None = Field(
+        None, description="The words of the source to highlight (the dropped condition)."
+    )
+    origin: str = Field("rules", description="`rules` (the lint) or `judge` (the judge model).")
 
 
 class ReviewPublic(BaseModel):
@@ -184,7 +195,14 @@ async def get_queue(
     """The served summaries to audit: stale reviews first, then the most serious lint flags,
     then top levels, then document order."""
     result = await run_in_threadpool(
-        queue, index.catalog, doc_ids=doc_id, status=status, limit=limit, offset=offset
+        lambda: queue(
+            index.catalog,
+            doc_ids=doc_id,
+            status=status,
+            limit=limit,
+            offset=offset,
+            linter=index.linter,
+        )
     )
     return QueuePublic.model_validate(result)
 
@@ -207,6 +225,7 @@ async def post_review(
             body,
             reviewer=principal.name or principal.key_id,
             key_id=principal.key_id,
+            linter=index.linter,
         )
     )
     return ReviewResultPublic.model_validate(result)

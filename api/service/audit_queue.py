@@ -17,6 +17,7 @@ from typing import Any
 from api.service.audit_nodes import LEVEL_ORDER, AuditNodes, load_nodes
 from api.service.lint_cache import Flags, machine_flags
 from indexer.errors import InvalidRequestError, NotFoundError
+from indexer.lint import Linter
 from indexer.reviews import PENDING, REVIEW_STATUSES, ReviewState
 from indexer.store.catalog import Catalog
 
@@ -40,6 +41,7 @@ def queue(
     status: str = PENDING,
     limit: int = 20,
     offset: int = 0,
+    linter: Linter | None = None,
 ) -> dict[str, Any]:
     """The served summaries to audit, most urgent first (see the module doc for the order).
 
@@ -48,8 +50,8 @@ def queue(
         doc_ids: Only these documents (default: every served document).
         status: ``pending`` (never reviewed, stale, or rewritten since), ``approved``,
             ``corrected``, ``rejected`` or ``all``.
-        limit: Items per page (1–500).
-        offset: Items to skip.
+        limit, offset: Items per page (1–500) and items to skip.
+        linter: The lint for summaries not linted yet (default: alignment by shared words).
 
     Returns:
         ``{"items", "total", "limit", "offset", "status", "counts"}``; each item has the node
@@ -67,12 +69,11 @@ def queue(
         )
     check_page(limit, offset)
     documents = _documents(catalog, doc_ids)
-    rows: list[sqlite3.Row] = []
-    for doc in sorted(documents):
-        rows += catalog.nodes.inner_of_build(documents[doc]["current_build"])
+    builds = [documents[doc]["current_build"] for doc in sorted(documents)]
+    rows = [r for build in builds for r in catalog.nodes.inner_of_build(build)]
     nodes = load_nodes(catalog, rows, with_children=False)
     summarized = [r for r in rows if r["summary_key"] and r["summary_key"] in nodes.summaries]
-    flags = machine_flags(catalog, summarized, nodes)
+    flags = machine_flags(catalog, summarized, nodes, linter=linter)
     counts = dict.fromkeys((PENDING, *REVIEW_STATUSES, "stale"), 0)
     items: list[_Item] = []
     for r in summarized:

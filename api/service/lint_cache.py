@@ -16,7 +16,7 @@ from typing import Any
 
 from api.service.audit_nodes import AuditNodes, load_nodes
 from indexer.hashing import hash_parts
-from indexer.lint import flags_json, lint_summary
+from indexer.lint import Linter, flags_json
 from indexer.store.catalog import Catalog
 from indexer.store.lint_flags import CachedFlags
 
@@ -46,27 +46,45 @@ def _sources(row: sqlite3.Row, nodes: AuditNodes, passages: list[str]) -> list[s
     return [s for s in out if s]
 
 
-def _inputs(row: sqlite3.Row, nodes: AuditNodes) -> str:
-    """What, beyond its cache key, decides a summary's sources: its children's corrections."""
+def _inputs(row: sqlite3.Row, nodes: AuditNodes, linter: Linter) -> str:
+    """What, beyond its cache key, decides a summary's flags: the lint itself (its version and
+    alignment) and the children's corrections."""
     fixed = [
         state.correction
         for child in nodes.children.get(row["node_id"], [])
         if (state := nodes.states.get(child["node_id"])) is not None
         and state.correction is not None
     ]
-    return hash_parts(["lint-inputs", *fixed]) if fixed else ""
+    return hash_parts(["lint-inputs", linter.name, *fixed])
 
 
-def lint_text(catalog: Catalog, row: sqlite3.Row, text: str, nodes: AuditNodes) -> Flags:
+def _linter(linter: Linter | None) -> Linter:
+    # Without a configured linter (library callers, tests): alignment by shared words only.
+    return linter if linter is not None else Linter(None)
+
+
+def lint_text(
+    catalog: Catalog,
+    row: sqlite3.Row,
+    text: str,
+    nodes: AuditNodes,
+    *,
+    linter: Linter | None = None,
+) -> Flags:
     """The lint flags of ``text`` (e.g. an expert's correction) as the summary of ``row``."""
-    return flags_json(lint_summary(text, node_sources(catalog, row, nodes)))
+    return flags_json(_linter(linter).lint(text, node_sources(catalog, row, nodes)))
 
 
 def machine_flags(
-    catalog: Catalog, targets: Sequence[sqlite3.Row], nodes: AuditNodes
+    catalog: Catalog,
+    targets: Sequence[sqlite3.Row],
+    nodes: AuditNodes,
+    *,
+    linter: Linter | None = None,
 ) -> dict[str, Flags]:
     """Lint flags of the stored summaries of ``targets`` by node id, cached or computed now."""
-    wanted = {r["node_id"]: _inputs(r, nodes) for r in targets if r["summary_key"]}
+    linter = _linter(linter)
+    wanted = {r["node_id"]: _inputs(r, nodes, linter) for r in targets if r["summary_key"]}
     cached = catalog.lint.get(r["summary_key"] for r in targets if r["summary_key"])
     out: dict[str, Flags] = {}
     todo: list[sqlite3.Row] = []
@@ -80,23 +98,32 @@ def machine_flags(
         else:
             todo.append(r)
     if not todo:
-        return out
+        return _with_judged(catalog, targets, nodes, out)
     passages = catalog.nodes.passage_texts(r["node_id"] for r in todo)
     computed: list[CachedFlags] = []
     for r in todo:
         stored = nodes.summaries.get(r["summary_key"])
         text = str(stored["text"]) if stored is not None else ""
         sources = _sources(r, nodes, passages.get(r["node_id"], []))
-        flags = flags_json(lint_summary(text, sources))
+        flags = flags_json(linter.lint(text, sources))
         out[r["node_id"]] = flags
         computed.append(
             CachedFlags(summary_key=r["summary_key"], inputs=wanted[r["node_id"]], flags=flags)
         )
     catalog.lint.put(computed)
+    return _with_judged(catalog, targets, nodes, out)
+
+
+def _with_judged(
+    catalog: Catalog, targets: Sequence[sqlite3.Row], nodes: AuditNodes, out: dict[str, Flags]
+) -> dict[str, Flags]:
+    """The rules' flags followed by the judge's cached ones (see ``judge_cache``)."""
+    for node_id, flags in judged_flags(catalog, targets, nodes).items():
+        out[node_id] = [*out.get(node_id, []), *flags]
     return out
 
 
-def lint_document(catalog: Catalog, doc_id: str) -> int:
+def lint_document(catalog: Catalog, doc_id: str, *, linter: Linter | None = None) -> int:
     """Compute and cache the lint flags of a document's served summaries; return how many.
 
     A document that is not served (deleted) has none.
@@ -106,7 +133,8 @@ def lint_document(catalog: Catalog, doc_id: str) -> int:
         return 0
     rows = catalog.nodes.inner_of_build(build_id)
     nodes = load_nodes(catalog, rows, with_children=False)
-    return len(machine_flags(catalog, [r for r in rows if r["summary_key"]], nodes))
+    summarized = [r for r in rows if r["summary_key"]]
+    return len(machine_flags(catalog, summarized, nodes, linter=linter))
 
 
 class LintWarmup:
@@ -114,16 +142,48 @@ class LintWarmup:
     queue after a large ingest does not pay for it. It logs instead of raising: a warm-up
     never fails an ingest (the queue computes whatever is missing)."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, linter: Linter | None = None) -> None:
         self.catalog = catalog
+        self.linter = linter
 
     def __call__(self, doc_ids: Sequence[str]) -> None:
         for doc_id in doc_ids:
             try:
-                lint_document(self.catalog, doc_id)
+                lint_document(self.catalog, doc_id, linter=self.linter)
             except Exception:
                 log.warning(
                     "linting the summaries of %s failed; the audit queue will retry",
                     doc_id,
                     exc_info=True,
                 )
+
+
+def judge_key(summary_key: str) -> str:
+    """Where a summary's judge answer is cached (``api.service.judge_cache`` writes it)."""
+    return f"judge:{summary_key}"
+
+
+def judge_inputs(row: sqlite3.Row, nodes: AuditNodes) -> str:
+    """What decides a judge answer beyond the summary: the children's corrections."""
+    fixed = [
+        state.correction
+        for child in nodes.children.get(row["node_id"], [])
+        if (state := nodes.states.get(child["node_id"])) is not None
+        and state.correction is not None
+    ]
+    return hash_parts(["judge-inputs", *fixed])
+
+
+def judged_flags(
+    catalog: Catalog, targets: Sequence[sqlite3.Row], nodes: AuditNodes
+) -> dict[str, Flags]:
+    """Cached judge flags of ``targets`` by node id (only answers for the current inputs)."""
+    keyed = {judge_key(r["summary_key"]): r for r in targets if r["summary_key"]}
+    if not keyed:
+        return {}
+    out: dict[str, Flags] = {}
+    for key, hit in catalog.lint.get(keyed).items():
+        row = keyed[key]
+        if hit.inputs == judge_inputs(row, nodes):
+            out[row["node_id"]] = hit.flags
+    return out

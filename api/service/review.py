@@ -18,6 +18,7 @@ from pydantic_core import PydanticCustomError
 from api.service.audit_nodes import AuditNodes, load_nodes
 from api.service.lint_cache import lint_text, machine_flags
 from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
+from indexer.lint import Linter
 from indexer.reviews import ReviewState, review_from_row
 from indexer.store.catalog import Catalog
 from indexer.store.reviews import NewReview
@@ -114,6 +115,7 @@ def review(
     note: str | None = None,
     reviewer: str,
     key_id: str = "local",
+    linter: Linter | None = None,
 ) -> dict[str, Any]:
     """:func:`record_review` from raw values (validated by :class:`ReviewCreate`).
 
@@ -122,11 +124,17 @@ def review(
             note; and whatever :func:`record_review` raises.
     """
     request = validated(ReviewCreate, {"status": status, "text": corrected_text, "note": note})
-    return record_review(catalog, node_id, request, reviewer=reviewer, key_id=key_id)
+    return record_review(catalog, node_id, request, reviewer=reviewer, key_id=key_id, linter=linter)
 
 
 def record_review(
-    catalog: Catalog, node_id: str, request: ReviewCreate, *, reviewer: str, key_id: str = "local"
+    catalog: Catalog,
+    node_id: str,
+    request: ReviewCreate,
+    *,
+    reviewer: str,
+    key_id: str = "local",
+    linter: Linter | None = None,
 ) -> dict[str, Any]:
     """Record an expert's review of a served node's summary.
 
@@ -140,6 +148,7 @@ def record_review(
         request: The verdict, validated: status, the correction's text, a note.
         reviewer: Who reviews (an API key's name, a user name).
         key_id: The API key of the request (``local``: the CLI, auth off), for the audit log.
+        linter: The lint the correction is checked with (default: by shared words).
 
     Returns:
         ``{"review", "flags", "node"}``: the stored review, the lint flags of the text now
@@ -156,7 +165,7 @@ def record_review(
     row = _served_node(catalog, node_id)
     nodes = load_nodes(catalog, [row], with_children=True)
     state = nodes.states[row["node_id"]]
-    text, flags = _verdict_text(catalog, row, request, nodes)
+    text, flags = _verdict_text(catalog, row, request, nodes, linter)
     new = NewReview(
         doc_id=row["doc_id"],
         node_hash=row["hash"],
@@ -171,6 +180,12 @@ def record_review(
         flags=flags,
     )
     review_id = catalog.reviews.add(new, log_detail={**_log_detail(new, state), "key_id": key_id})
+    return _result(catalog, row, review_id, flags)
+
+
+def _result(
+    catalog: Catalog, row: sqlite3.Row, review_id: int, flags: list[dict[str, Any]]
+) -> dict[str, Any]:
     stored = catalog.reviews.get(review_id)
     assert stored is not None  # written just now, in this process
     after = load_nodes(catalog, [row], with_children=False)
@@ -183,7 +198,11 @@ def record_review(
 
 
 def _verdict_text(
-    catalog: Catalog, row: sqlite3.Row, request: ReviewCreate, nodes: AuditNodes
+    catalog: Catalog,
+    row: sqlite3.Row,
+    request: ReviewCreate,
+    nodes: AuditNodes,
+    linter: Linter | None,
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """The text the review leaves served (None: the machine summary) and its lint flags."""
     text = request.text
@@ -191,8 +210,8 @@ def _verdict_text(
     if request.status == "approved" and state.correction is not None:
         text = state.correction  # approving the served correction keeps it
     if text is not None:
-        return text, lint_text(catalog, row, text, nodes)
-    return text, machine_flags(catalog, [row], nodes)[row["node_id"]]
+        return text, lint_text(catalog, row, text, nodes, linter=linter)
+    return text, machine_flags(catalog, [row], nodes, linter=linter)[row["node_id"]]
 
 
 def _log_detail(new: NewReview, state: ReviewState) -> dict[str, Any]:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.service.judge_cache import JudgeWarmup
 from api.service.lint_cache import LintWarmup
 from indexer.embedding import Embedder
-from indexer.index import Index, open_catalog
+from indexer.index import Index, PublishHook, open_catalog
+from indexer.lint import Linter
+from indexer.lint.judge import make_judge
 from indexer.settings import Settings
 from indexer.summarizers import Summarizer
 from retriever import Retriever
@@ -40,11 +43,17 @@ def open_stack(
     """
     catalog = open_catalog(settings)
     lexical = LexicalIndex(settings.store / "lexical", catalog)
+    linter = Linter.from_settings(settings, embedder=embedder)
+    hooks: list[PublishHook] = [lexical.on_publish, LintWarmup(catalog, linter)]
+    judge = make_judge(settings)
+    if judge is not None:
+        hooks.append(JudgeWarmup(catalog, judge))
     index = Index(
         settings,
         catalog=catalog,
         embedder=embedder,
         summarizer=summarizer,
-        on_publish=(lexical.on_publish, LintWarmup(catalog)),
+        linter=linter,
+        on_publish=hooks,
     )
     return Stack(index=index, retriever=Retriever(index, lexical=lexical))

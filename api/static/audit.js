@@ -285,8 +285,17 @@
     reason.textContent = item.reason || "";
   }
 
+  // The words a flag points at (the invented number, the added "always"); else its sentence.
   function flagNeedles(flags) {
-    return flags.map((f) => ({ text: f.summary_text, kind: `flag-${f.kind}`, title: f.message }));
+    return flags.map((f) => ({
+      text: f.summary_quote || f.summary_text, kind: `flag-${f.kind}`, title: f.message }));
+  }
+
+  // A flag's sentence as a quote, with what the flag points at marked in it.
+  function flagQuote(label, sentence, quote, kind, title) {
+    if (!sentence) return null;
+    const needles = quote ? [{ text: quote, kind, title }] : [];
+    return el("span", { className: "flag-source" }, `${label}: “`, highlighted(sentence, needles), "”");
   }
 
   function renderSummary(node, flags) {
@@ -309,7 +318,8 @@
       list.append(el("li", {},
         el("span", { className: `chip flag-${flag.kind}`, text: FLAG_NAMES[flag.kind] || flag.kind }),
         " ", flag.message,
-        flag.source_text ? el("span", { className: "flag-source", text: `Source: “${flag.source_text}”` }) : null));
+        flagQuote("Summary", flag.summary_text, flag.summary_quote, `flag-${flag.kind}`, flag.message),
+        flagQuote("Source", flag.source_text, flag.source_quote, "source-hit", flag.message)));
     }
   }
 
@@ -332,8 +342,8 @@
     const list = $("detail-passages");
     list.replaceChildren();
     const sourceNeedles = flags
-      .filter((f) => f.source_text)
-      .map((f) => ({ text: f.source_text, kind: "source-hit", title: f.message }));
+      .filter((f) => f.source_quote || f.source_text)
+      .map((f) => ({ text: f.source_quote || f.source_text, kind: "source-hit", title: f.message }));
     $("sources-count").textContent = detail.passages_total > detail.passages.length
       ? `${detail.passages.length} of ${detail.passages_total} passages shown.`
       : `${detail.passages_total} passage${detail.passages_total === 1 ? "" : "s"}.`;

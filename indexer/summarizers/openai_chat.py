@@ -53,8 +53,10 @@ class OpenAIChatModel:
         context_tokens: int = 4096,
         circuit_threshold: int = 8,
         circuit_cooldown: float = 30.0,
+        json_output: bool = False,
     ) -> None:
         self.name = model
+        self.json_output = json_output  # ask the server for one JSON object (the lint judge)
         self.base_url = base_url
         self.context_tokens = context_tokens
         self.timeout = timeout
@@ -141,11 +143,15 @@ class OpenAIChatModel:
 
     async def _request(self, messages: list[Message], max_tokens: int) -> Any:
         self.calls += 1
+        extra: dict[str, Any] = (
+            {"response_format": {"type": "json_object"}} if self.json_output else {}
+        )
         return await self._client.chat.completions.create(
             model=self.name,
             messages=messages,  # type: ignore[arg-type]
             max_tokens=max_tokens,
             temperature=0.0,
+            **extra,
         )
 
     def _completion(self, response: Any, messages: list[Message]) -> Completion:

@@ -1,16 +1,8 @@
-"""Check a summary against its source for the failures experts find in summaries.
+"""The previous, lexical lint: kept as the baseline the planted-fault benchmark compares with.
 
-Experts auditing summaries of manuals found mostly one failure: a condition smoothed into an
-absolute statement. The checks, each a flag with the offending text:
-
-- ``number``: a number (with its unit, if any) in the summary that the source does not contain;
-- ``condition``: a source sentence with a condition ("if", "unless", "only when", "except", …)
-  that the summary restates without it;
-- ``negation``: a source sentence with a negation that the summary restates without it;
-- ``absolute``: an absolute word ("always", "never", "all", …) the source does not use.
-
-A restatement is a summary sentence sharing most content words with a source sentence. The
-checks are lexical on purpose: cheap, deterministic and explainable to an auditor.
+It flags numbers absent from the source, conditions and negations of a source sentence that a
+summary sentence sharing half its content words restates without, and absolute words the source
+does not use anywhere. The lint in use is :func:`indexer.lint.lint_summary`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""The planted-fault benchmark of the summary lint (see ``run.py``)."""

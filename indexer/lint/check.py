@@ -1,0 +1,295 @@
+"""The lint: each summary sentence against the source sentences it restates.
+
+For every summary sentence the aligner (:mod:`indexer.lint.align`) finds the source sentences it
+restates; the pair is then compared on what constrains a statement:
+
+- ``condition``: a conditional clause, exception, qualifier, limit or scope of the source
+  sentence that the summary sentence restates without (:mod:`indexer.lint.conditions`);
+- ``negation``: a negated source clause restated without its negation, or a negation the
+  summary adds to a clause the source states positively;
+- ``number``: a quantity of the summary that the source does not state, with its unit compared
+  (:mod:`indexer.lint.quantities`), or a changed code;
+- ``absolute``: an absolute ("always", "all", "completely", …) that the restated source
+  sentences do not support with a word of the same group.
+
+What the summarizer itself adds (the "Contents: …; and N more." outline line) is not checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from indexer.lint.align import Candidate, align
+from indexer.lint.conditions import Constraint, constraints, kept, modified
+from indexer.lint.cues import (
+    ABSOLUTES,
+    CHECKED_ABSOLUTES,
+    IMPLICIT_NEGATIONS,
+    NEGATION_IDIOMS,
+    NEGATIONS,
+)
+from indexer.lint.flags import LintFlag
+from indexer.lint.quantities import Quantity, bare_units, codes, matches, nearest, quantities
+from indexer.lint.text import Span, clauses, content, find_phrase, sentences, stem, words
+from indexer.lint.vectors import SentenceVectors
+
+RESTATES = 0.5  # a pair scoring this much is a restatement
+SUPPORTS = 0.35  # source sentences scoring this much may support an absolute
+_OUTLINE = re.compile(r"^Contents: .*?(?:; and \d+ more)?\.$")
+_NEGATION = re.compile(
+    r"(?<![\w'-])(?:"
+    + "|".join(re.escape(n) for n in sorted(NEGATIONS, key=len, reverse=True) if n != "n't")
+    + r")(?![\w'-])|n't\b",
+    re.IGNORECASE,
+)
+# A sentence that names topics ("How to replace the seals.") states no rule to weaken.
+_OVERVIEW = re.compile(
+    r"^(?:how to|covers|describes|explains|lists|overview|about|this (?:section|chapter|part|"
+    r"manual|document|page)|the (?:section|chapter|part|manual|document|page) (?:covers|"
+    r"describes|explains|lists))\b",
+    re.IGNORECASE,
+)
+_NOT_ABSOLUTE = re.compile(r"\b(?:at all|any of|if any|any more|all of the above)\b", re.I)
+
+
+@dataclass(frozen=True)
+class _Context:
+    summary: str
+    source: list[Span]
+    quantities: list[Quantity]
+    codes: set[str]
+    units: set[tuple[str, float]]
+
+
+def is_addition(sentence: str) -> bool:
+    """True for a line the summarizer writes itself (the outline of a chapter's contents)."""
+    return _OUTLINE.match(sentence) is not None
+
+
+def lint_summary(
+    summary: str, sources: list[str], *, vectors: SentenceVectors | None = None
+) -> list[LintFlag]:
+    """Flags for ``summary`` given the texts it was written from (passages, child summaries).
+
+    Args:
+        summary: The summary text.
+        sources: Everything the summary was written from.
+        vectors: Sentence vectors for alignment by meaning (None: by shared words only).
+
+    Returns:
+        The flags, most serious kinds first; empty when nothing was found.
+    """
+    source = [s for text in sources for s in sentences(text)]
+    joined = "\n".join(sources)
+    ctx = _Context(summary, source, quantities(joined), codes(joined), bare_units(joined))
+    verbatim = " ".join(joined.split())
+    # A sentence quoted word for word from the source is faithful by construction.
+    said = [
+        s for s in sentences(summary)
+        if not is_addition(s.text) and " ".join(s.text.split()) not in verbatim
+    ]  # fmt: skip
+    flags: list[LintFlag] = []
+    for i, (sent, candidates) in enumerate(zip(said, align(said, source, vectors), strict=True)):
+        restated = [c for c in candidates if c.score >= RESTATES]
+        nearby = " ".join(s.text for s in said[max(0, i - 1) : i + 2])
+        flags += _numbers(sent, candidates, ctx)
+        if _OVERVIEW.match(sent.text):
+            restated = []
+        flags += _conditions(sent, restated, nearby)
+        flags += _negations(sent, restated, [c for c in candidates if c.score >= SUPPORTS])
+        flags += _absolutes(sent, candidates, ctx)
+    order = {"condition": 0, "negation": 1, "number": 2, "absolute": 3}
+    unique = {(f.kind, f.summary_text, f.summary_quote): f for f in flags}
+    return sorted(unique.values(), key=lambda f: order.get(f.kind, 9))
+
+
+def _numbers(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[LintFlag]:
+    out: list[LintFlag] = []
+    best = candidates[0].source.text if candidates else None
+    for q in quantities(sent.text):
+        if matches(q, ctx.quantities):
+            continue
+        near = None
+        for c in candidates:
+            near = nearest(q, quantities(c.source.text))
+            if near is not None:
+                best = c.source.text
+                break
+        said = f"the source says {near.text!r}" if near else "the source has no such number"
+        out.append(
+            LintFlag(
+                "number", f"{q.text!r}: {said}", sent.text, best,
+                summary_quote=q.text, source_quote=near.text if near else None,
+            )
+        )  # fmt: skip
+    for unit, (dim, factor) in bare_units(sent.text, with_names=True).items():
+        if any(f.summary_quote and unit in f.summary_quote for f in out):
+            continue  # already part of a flagged quantity
+        if (dim, factor) not in ctx.units and any(d == dim for d, _ in ctx.units):
+            out.append(
+                LintFlag(
+                    "number", f"{unit!r}: the source gives this in other units", sent.text, best,
+                    summary_quote=unit, source_quote=None,
+                )
+            )  # fmt: skip
+    for code in codes(sent.text) - ctx.codes:
+        quote = find_phrase(sent.text, code)
+        out.append(
+            LintFlag(
+                "number", f"{code!r} does not occur in the source", sent.text, best,
+                summary_quote=quote.text if quote else code,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _conditions(sent: Span, restated: list[Candidate], nearby: str) -> list[LintFlag]:
+    out: list[LintFlag] = []
+    have = content(sent.text)
+    for cand in restated[:2]:
+        src = cand.source.text
+        for c in constraints(src):
+            if kept(c, sent.text, nearby) or not _restates(c, src, have):
+                continue
+            if c.kind == "qualifier" and _absolute_in(sent.text):
+                continue  # a hedge turned into an absolute is the absolute's flag
+            out.append(
+                LintFlag(
+                    "condition", f"the source says {c.span.text!r}; the summary does not",
+                    sent.text, src, summary_quote=None, source_quote=c.span.text,
+                )
+            )  # fmt: skip
+    return out
+
+
+def _restates(c: Constraint, source: str, have: set[str]) -> bool:
+    """True when the summary sentence restates what ``c`` restricts."""
+    target = modified(c, source)
+    if c.kind == "qualifier":
+        return bool(target) and len(target & have) / len(target) >= 0.5
+    # A fronted scope ("On Windows, …") covers the whole sentence, other constraints their clause.
+    inner = (k.text for k in clauses(source) if k.start <= c.span.start < k.end)
+    clause = source if c.span.start == 0 else next(inner, source)
+    rest = modified(c, clause) if clause != source else target
+    rest -= content(c.span.text)
+    return len(rest & have) >= min(2, len(rest)) and len(rest & have) / max(1, len(rest)) >= 0.4
+
+
+def _negations_in(text: str) -> tuple[int, Span | None]:
+    """How many negations ``text`` has (words like "refuses" count), and the first one."""
+    cleaned = text
+    for idiom, meaning in NEGATION_IDIOMS.items():
+        cleaned = re.sub(rf"\b{re.escape(idiom)}\b", meaning, cleaned, flags=re.IGNORECASE)
+    found = [Span(m.group(0), m.start(), m.end()) for m in _NEGATION.finditer(cleaned)]
+    for word in IMPLICIT_NEGATIONS:
+        found += [
+            Span(m.group(0), m.start(), m.end())
+            for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", cleaned, re.I)
+        ]
+    first = min(found, key=lambda s: s.start) if found else None
+    return len(found), first
+
+
+def _best(clause: Span, pool: list[Span]) -> tuple[Span | None, int]:
+    words = content(clause.text)
+    best = max(pool, key=lambda k: len(content(k.text) & words), default=None)
+    return best, len(content(best.text) & words) if best is not None else 0
+
+
+def _explicit(text: str) -> int:
+    cleaned = text
+    for idiom, meaning in NEGATION_IDIOMS.items():
+        cleaned = re.sub(rf"\b{re.escape(idiom)}\b", meaning, cleaned, flags=re.IGNORECASE)
+    return len(_NEGATION.findall(cleaned))
+
+
+def _negations(sent: Span, restated: list[Candidate], near: list[Candidate]) -> list[LintFlag]:
+    """A negated source clause restated with no negation at all ("refuses" counts as one) or
+    with fewer than its two negations (dropped), or a negation in a summary clause whose
+    nearest source clauses negate nothing explicitly (added: "not refused" for "refused")."""
+    out: list[LintFlag] = []
+    mine = clauses(sent.text)
+    pool = [(k, c.source.text) for c in restated[:2] for k in clauses(c.source.text)]
+    for theirs, src in pool:
+        _, cue = _negations_in(theirs.text)
+        best, overlap = _best(theirs, mine)
+        explicit = _explicit(theirs.text)
+        if not explicit or cue is None or best is None or overlap < 2:
+            continue
+        restating = [m for m in mine if len(content(m.text) & content(theirs.text)) >= 2]
+        have = max(_negations_in(m.text)[0] for m in restating)
+        if have == 0 or (explicit >= 2 and have < explicit):
+            msg = f"the source says {cue.text!r}; the summary does not"
+            out.append(
+                LintFlag(
+                    "negation", msg, sent.text, src, summary_quote=None, source_quote=theirs.text
+                )
+            )
+    wide = [(k, c.source.text) for c in near for k in clauses(c.source.text)]
+    for clause in mine:
+        _, cue = _negations_in(clause.text)
+        words = content(clause.text)
+        need = 2 if len(words) > 3 else 1
+        close = [(k, s) for k, s in wide if len(content(k.text) & words) >= need]
+        if not _explicit(clause.text) or cue is None or not close:
+            continue
+        best, _ = _best(clause, [k for k, _ in close])
+        if all(_explicit(k.text) == 0 for k, _ in close):
+            src = next(s for k, s in close if k == best)
+            msg = f"the summary says {cue.text!r}; the source does not"
+            out.append(
+                LintFlag("negation", msg, sent.text, src, summary_quote=cue.text, source_quote=None)
+            )
+    return out
+
+
+def _absolutes_in(text: str) -> list[Span]:
+    cleaned = _NOT_ABSOLUTE.sub(lambda m: " " * len(m.group(0)), text)
+    out: list[Span] = []
+    for word in CHECKED_ABSOLUTES:
+        for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", cleaned, re.I):
+            if not any(o.start <= m.start() < o.end for o in out):
+                out.append(Span(text[m.start() : m.end()], m.start(), m.end()))
+    return out
+
+
+def _absolute_in(text: str) -> Span | None:
+    found = _absolutes_in(text)
+    return found[0] if found else None
+
+
+def _window(text: str, start: int, end: int, n: int = 4) -> set[str]:
+    """Stemmed content words within ``n`` words before and after a span."""
+    before = [w for w in words(text[:start]) if len(w) > 2][-n:]
+    after = [w for w in words(text[end:]) if len(w) > 2][:n]
+    return {stem(w) for w in before + after} & content(text)
+
+
+def _supported(found: Span, sentence: str, support: list[str]) -> bool:
+    """True when a source sentence uses a word of the absolute's group about the same thing
+    (one of the words around it)."""
+    group = next(g for g in ABSOLUTES if found.text.lower() in g)
+    near = _window(sentence, found.start, found.end)
+    for text in support:
+        for word in group:
+            for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", text, re.I):
+                if not near or near & _window(text, m.start(), m.end()):
+                    return True
+    return False
+
+
+def _absolutes(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[LintFlag]:
+    out: list[LintFlag] = []
+    support = [c.source.text for c in candidates if c.score >= SUPPORTS]
+    best = candidates[0].source.text if candidates else None
+    for found in _absolutes_in(sent.text):
+        if _supported(found, sent.text, support or [s.text for s in ctx.source]):
+            continue
+        out.append(
+            LintFlag(
+                "absolute", f"{found.text!r} is not supported by the source it restates",
+                sent.text, best, summary_quote=found.text, source_quote=None,
+            )
+        )  # fmt: skip
+    return out

@@ -1,0 +1,43 @@
+"""The lint as configured: which sentence vectors align, built once at the edge."""
+
+from __future__ import annotations
+
+from indexer.embedding.base import Embedder
+from indexer.lint.check import lint_summary
+from indexer.lint.flags import LintFlag
+from indexer.lint.vectors import EmbedderSentences, SentenceVectors, StaticSentences
+from indexer.settings import Settings
+
+# Part of every cached flag's inputs: flags computed by another version are recomputed.
+LINT_VERSION = "align-2"
+
+
+class Linter:
+    """Lints summaries with one alignment (static vectors, an embedder, or shared words)."""
+
+    def __init__(self, vectors: SentenceVectors | None = None) -> None:
+        self.vectors = vectors
+        self.name = f"{LINT_VERSION}/{vectors.name if vectors is not None else 'words'}"
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, embedder: Embedder | None = None) -> Linter:
+        """The linter ``settings.lint_alignment`` names.
+
+        Args:
+            settings: The settings.
+            embedder: The index's embedder, for ``lint_alignment = "encoder"`` (made from the
+                settings when omitted).
+        """
+        if settings.lint_alignment == "words":
+            return cls(None)
+        if settings.lint_alignment == "encoder":
+            from indexer.embedding import make_embedder
+
+            return cls(EmbedderSentences(embedder or make_embedder(settings, purpose="query")))
+        from indexer.embedding.onnx_export import default_dir
+
+        return cls(StaticSentences(folder=settings.onnx_dir or default_dir()))
+
+    def lint(self, summary: str, sources: list[str]) -> list[LintFlag]:
+        """The flags of ``summary`` against ``sources`` (see :func:`lint_summary`)."""
+        return lint_summary(summary, sources, vectors=self.vectors)

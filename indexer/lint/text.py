@@ -1,0 +1,185 @@
+"""Sentences with their offsets, clauses, and the normalized words the checks compare.
+
+Words are lower-cased and lightly stemmed (plural, past, gerund and adverb endings) so that a
+paraphrase that says "recycled" for "recycles" still shares the word; identifiers such as
+``max_wal_size`` or ``pg_ctl`` stay whole.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BOUNDARY = re.compile(
+    r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n"
+)
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s+")
+_CLAUSE = re.compile(
+    r";\s+|,\s+(?=(?:and|but|while|whereas|so|yet|though|although|which|because)\b)|\s+but\s+"
+    r"|\s+and\s+(?=(?:[\w-]+\s+){1,3}(?:is|are|was|were|can|will|does|do|has|have)\b)"
+)
+TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*[A-Za-z0-9]|[A-Za-z]|\d+[A-Za-z]\w*")
+STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "is",
+        "are",
+        "be",
+        "been",
+        "being",
+        "was",
+        "were",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "as",
+        "into",
+        "than",
+        "then",
+        "must",
+        "should",
+        "shall",
+        "may",
+        "can",
+        "could",
+        "will",
+        "would",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "there",
+        "their",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "we",
+        "you",
+        "your",
+        "our",
+        "also",
+        "such",
+        "so",
+        "if",
+        "when",
+        "while",
+        "not",
+        "no",
+        "only",
+        "all",
+        "any",
+        "each",
+        "every",
+        "both",
+        "either",
+        "neither",
+        "nor",
+    ]
+)
+_SUFFIXES = ("ations", "ation", "ingly", "edly", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of a text: its characters and where they are in the text they come from."""
+
+    text: str
+    start: int
+    end: int
+
+
+def sentences(text: str) -> list[Span]:
+    """The sentences of ``text`` with their offsets (list markers are not part of a sentence)."""
+    out: list[Span] = []
+    pos = 0
+    for match in [*_BOUNDARY.finditer(text), None]:
+        end = match.start() if match else len(text)
+        raw = text[pos:end]
+        mark = _LIST_MARK.match(raw)
+        lead = mark.end() if mark else 0
+        body = raw[lead:]
+        stripped = body.strip()
+        if stripped:
+            start = pos + lead + (len(body) - len(body.lstrip()))
+            out.append(Span(stripped, start, start + len(stripped)))
+        if match:
+            pos = match.end()
+    return out
+
+
+def clauses(sentence: str) -> list[Span]:
+    """The clauses of a sentence: split at semicolons and at contrasting conjunctions."""
+    out: list[Span] = []
+    pos = 0
+    for match in [*_CLAUSE.finditer(sentence), None]:
+        end = match.start() if match else len(sentence)
+        piece = sentence[pos:end].strip()
+        if piece:
+            start = sentence.index(piece, pos)
+            out.append(Span(piece, start, start + len(piece)))
+        if match:
+            pos = match.end()
+    return out
+
+
+def stem(word: str) -> str:
+    """A light stem: enough to match inflections, never a dictionary lookup."""
+    w = word.lower().removesuffix("'s")
+    if "_" in w or len(w) <= 4:
+        return w
+    if w.endswith(("ies", "ied")) and len(w) > 5:
+        w = w[:-3] + "y"
+    if w.endswith("y") and len(w) > 5:
+        return w[:-1]
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            w = w[: -len(suffix)]
+            break
+    return w.rstrip("e") if len(w) > 4 else w
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased word tokens of ``text``, in order."""
+    return [m.group(0).lower() for m in TOKEN.finditer(text)]
+
+
+def content(text: str) -> set[str]:
+    """Stemmed content words of ``text`` (stop words and one-letter words left out)."""
+    return {stem(w) for w in words(text) if w not in STOP and len(w) > 1}
+
+
+def has_phrase(text: str, phrase: str) -> bool:
+    """True when ``phrase`` occurs in ``text`` as whole words (case-insensitive)."""
+    return find_phrase(text, phrase) is not None
+
+
+def find_phrase(text: str, phrase: str) -> Span | None:
+    """The first whole-word occurrence of ``phrase`` in ``text`` (case-insensitive)."""
+    m = re.search(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", text, re.IGNORECASE)
+    return Span(m.group(0), m.start(), m.end()) if m else None
