@@ -22,7 +22,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels, seconds, calls = [], [], []
+    labels, seconds, calls, colors = [], [], [], []
+    palette = {"overstory": "#dd8452", "raptor_collapsed": "#4c72b0", "auto_merging": "#55a868"}
     for name, fig in result["postgresql"]["systems"].items():
         steps = [("build", fig["build"])]
         steps += [
@@ -32,19 +33,21 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ]
         for step, row in steps:
             labels.append(f"{NAMES[name]}: {step}")
-            seconds.append(max(row["seconds"], 0.01))
-            calls.append(max(row["summarizer_calls"], 0.5))
+            seconds.append(row["seconds"])
+            calls.append(row["summarizer_calls"])
+            colors.append(palette[name])
     fig_, axes = plt.subplots(1, 2, figsize=(10, 0.32 * len(labels) + 1.2), dpi=80, sharey=True)
     y = list(range(len(labels)))
-    for ax, values, title in (
-        (axes[0], seconds, "wall seconds"),
-        (axes[1], calls, "summarizer calls"),
+    for ax, values, title, floor, shown in (
+        (axes[0], seconds, "wall seconds", 0.01, lambda v: f" {v:.2g}" if v < 10 else f" {v:.0f}"),
+        (axes[1], calls, "summarizer calls", 0.5, lambda v: f" {v:d}"),
     ):
-        ax.barh(y, values, color="#4c72b0")
+        drawn = [max(v, floor) for v in values]  # log scale: a zero drawn at the floor
+        ax.barh(y, drawn, color=colors)
         ax.set_xscale("log")
-        ax.set_title(title + " (log)")
-        for yi, v in zip(y, values, strict=True):
-            ax.text(v, yi, f" {v:g}" if v >= 1 else " 0", va="center", fontsize=7)
+        ax.set_title(f"{title} (log scale), PostgreSQL manual")
+        for yi, v, d in zip(y, values, drawn, strict=True):
+            ax.text(d, yi, shown(v), va="center", fontsize=7)
     axes[0].set_yticks(y)
     axes[0].set_yticklabels(labels, fontsize=7)
     axes[0].invert_yaxis()

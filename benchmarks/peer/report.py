@@ -158,10 +158,11 @@ def _small_model(small: dict[str, Any] | None) -> list[str]:
         f"`{small['model']}` (the bundled GGUF, greedy, at most {small['max_new_tokens']} new "
         f"tokens) summarizing one page, `{small['page']}`, on both summarizing sides; model "
         "load time excluded.\n",
-        "| system | build wall s | model calls |",
-        "|---|---|---|",
+        "| system | build wall s | model calls | tokens generated |",
+        "|---|---|---|---|",
         f"| Overstory ({ours['summaries']} summaries) | {ours['seconds']:.1f} "
-        f"| {ours['summarizer_calls']} |",
-        f"| {NAMES['raptor_collapsed']} | {peer['seconds']:.1f} | {peer['summarizer_calls']} |",
+        f"| {ours['summarizer_calls']} | {ours['output_tokens']} |",
+        f"| {NAMES['raptor_collapsed']} | {peer['seconds']:.1f} | {peer['summarizer_calls']} "
+        f"| {peer['output_tokens']} |",
         "",
     ]

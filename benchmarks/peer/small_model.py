@@ -33,6 +33,7 @@ class CountingModel:
         self.name = model.name
         self.context_tokens = model.context_tokens
         self.calls = 0
+        self.output_tokens = 0
 
     async def prepare(self) -> None:
         await self.model.prepare()
@@ -45,7 +46,9 @@ class CountingModel:
 
     async def complete(self, messages: list[Any], *, max_tokens: int) -> Any:
         self.calls += 1
-        return await self.model.complete(messages, max_tokens=max_tokens)
+        done = await self.model.complete(messages, max_tokens=max_tokens)
+        self.output_tokens += int(done.output_tokens)
+        return done
 
 
 @contextmanager
@@ -105,12 +108,14 @@ def run(work: Path, html: Path, run_peer: Any) -> dict[str, Any]:
         "seconds": round(seconds, 2),
         "summaries": report.summarizer_calls,
         "summarizer_calls": counting.calls,
+        "output_tokens": counting.output_tokens,
     }
     llm = {
         "context_window": settings.summarizer_context_tokens,
         "max_tokens": settings.summarizer_max_new_tokens,
     }
-    with serve(counting.model) as url:
+    served = CountingModel(counting.model)
+    with serve(served) as url:
         peer = run_peer(folder, {**llm, "url": url})
     build = peer["raptor_collapsed"]["build"]
     return {
@@ -121,5 +126,7 @@ def run(work: Path, html: Path, run_peer: Any) -> dict[str, Any]:
         "raptor_collapsed": {
             "seconds": round(build["seconds"], 2),
             "summarizer_calls": build["llm_calls"],
+            "served_calls": served.calls,
+            "output_tokens": served.output_tokens,
         },
     }
