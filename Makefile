@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser serve test test-llm lint bench bench-lint train-mix clean
+.PHONY: install browser serve test test-llm lint bench bench-lint bench-peer train-mix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -57,10 +57,16 @@ bench-lint: install
 	$(BIN)/python -m benchmarks.faithfulness.run
 	$(BIN)/python -m benchmarks.faithfulness.ingest_cost
 
+# Overstory beside the LlamaIndex RAPTOR pack and auto-merging retrieval on the PostgreSQL 15
+# manual (installs postgresql-doc-15 as root when missing, and the peers, pinned in
+# benchmarks/peer/requirements.txt, into .bench-peer-venv/). Writes benchmarks/results/peer.*.
+bench-peer: install
+	nice -n 10 $(BIN)/python -m benchmarks.peer.run
+
 # Fits retriever/models/intent.json and mix.json on the questions' tuning half (installs the
 # Debian documentation packages it reads, as root; caches the indexed corpus in .bench-cache/).
 train-mix: install
 	$(BIN)/python -m benchmarks.train_mix
 
 clean:
-	rm -rf $(VENV) $(STORE) .pytest_cache .mypy_cache .ruff_cache .bench-cache
+	rm -rf $(VENV) $(STORE) .pytest_cache .mypy_cache .ruff_cache .bench-cache .bench-peer-venv
