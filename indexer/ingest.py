@@ -83,6 +83,7 @@ def ingest_document(
 
     ctx.progress(ProgressEvent(doc_id, "parse", 0, 1))
     parsed = parse_bytes(data, filename=filename)
+    ctx.progress(ProgressEvent(doc_id, "parse", 1, 1))
     tree = build_tree(
         parsed,
         chunk_tokens=ctx.settings.chunk_tokens,

@@ -13,7 +13,7 @@ from api.commands.common import emit_json, handle_errors, json_option, settings_
 from api.service.actions import record_cli_write
 from api.service.wiring import open_stack
 from indexer.index import CATALOG_FILE, Index
-from indexer.progress import ProgressEvent, ProgressFn, no_progress
+from indexer.progress import ProgressEvent, ProgressFn, ProgressLines
 
 
 def _progress_bar() -> tuple[ProgressFn, Any]:
@@ -60,7 +60,7 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
             _dry_run(open_stack(planned).index, paths, as_json=as_json)
         return
     index = open_stack(settings).index
-    progress: ProgressFn = no_progress
+    progress: ProgressFn = ProgressLines(sys.stderr, as_json=as_json)
     bar = None
     if not as_json and sys.stderr.isatty():
         progress, bar = _progress_bar()
