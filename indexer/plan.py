@@ -4,9 +4,9 @@ The plan runs the build's own summary pass (:func:`indexer.summary_pass.summariz
 real tree and the real cache, with a ``compute`` that calls no model: it records a token
 estimate and answers with a placeholder that stands for "the summary this run would compute".
 Outside estimated cluster levels the count of summaries to compute is exact by construction:
-the same tree, the same cache keys, the same skipping of nodes without passages and of duplicate keys. A parent of a node to
-compute is itself computed (its key includes the new child summary), which the placeholder
-reproduces.
+the same tree, the same cache keys, the same skipping of nodes without passages and of
+duplicate keys. A parent of a node to compute is itself computed (its key includes the new
+child summary), which the placeholder reproduces.
 
 Nothing is written and nothing is embedded: no build, no summary, no vector. Where the build
 would add cluster levels (headingless or flat parts), they are computed from the stored passage

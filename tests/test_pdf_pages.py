@@ -10,7 +10,7 @@ from indexer.parsers import parse_bytes
 from indexer.parsers.pdf_pages import clean_pages, is_reference_page
 from indexer.tree import build_tree
 
-WORDS = "spindle belt coolant pump relay fuse guard clamp chuck drawbar encoder servo".split()
+WORDS = ["spindle", "belt", "coolant", "pump", "relay", "fuse", "guard", "clamp", "chuck"]
 
 
 def _body(p: int) -> str:

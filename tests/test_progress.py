@@ -44,7 +44,8 @@ def test_json_lines() -> None:
     clock.now += 2.0
     sink(ProgressEvent("a.md", "parse", 1, 1))
     events = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert [(e["stage"], e["done"], e["total"]) for e in events] == [("parse", 0, 1), ("parse", 1, 1)]
+    got = [(e["stage"], e["done"], e["total"]) for e in events]
+    assert got == [("parse", 0, 1), ("parse", 1, 1)]
     assert events[1]["rate"] == 0.5 and events[1]["elapsed_s"] == 2.0
 
 

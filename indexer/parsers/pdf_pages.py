@@ -183,9 +183,7 @@ def _is_entry(line: str) -> bool:
     return bool(
         flat
         and (
-            _DOT_LEADER.search(flat)
-            or _INDEX_ENTRY.fullmatch(flat)
-            or _NUMBER_TAIL.fullmatch(flat)
+            _DOT_LEADER.search(flat) or _INDEX_ENTRY.fullmatch(flat) or _NUMBER_TAIL.fullmatch(flat)
         )
     )
 
