@@ -22,9 +22,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from indexer.clustering.estimate import estimate_cluster_levels
-from indexer.hashing import hash_bytes, hash_parts, hash_text
-from indexer.ingest import IngestContext, check_size, served_state, vector_id
-from indexer.parsers import parse_bytes
+from indexer.hashing import hash_parts, hash_text
+from indexer.ingest import IngestContext, Source, file_source, served_state, vector_id
 from indexer.reviews import corrections
 from indexer.settings import Settings
 from indexer.summarizers.base import SummarizerIdentity, SummaryRequest
@@ -104,8 +103,18 @@ def plan_document(
     Raises:
         BadInputError: The file would be refused by the ingest.
     """
-    check_size(ctx.settings, data, source=source)
-    status, stored = served_state(ctx, doc_id=doc_id, revision=hash_bytes(data))
+    src = file_source(ctx.settings, data, doc_id=doc_id, source=source, filename=filename)
+    return plan_source(ctx, src)
+
+
+def plan_source(ctx: IngestContext, src: Source) -> DocumentPlan:
+    """What :func:`indexer.ingest.ingest_source` would do with ``src``; calls no model.
+
+    Raises:
+        BadInputError: The document would be refused by the ingest.
+    """
+    doc_id, source = src.doc_id, src.source
+    status, stored = served_state(ctx, doc_id=doc_id, revision=src.revision)
     if status == "unchanged":
         return DocumentPlan(
             doc_id=doc_id,
@@ -119,7 +128,7 @@ def plan_document(
             input_tokens=0,
             output_tokens=0,
         )
-    tree, estimated = _planned_tree(ctx, data, doc_id=doc_id, filename=filename)
+    tree, estimated = _planned_tree(ctx, src)
     recorder = _Recorder(_estimator(ctx.settings, ctx.summarizer.identity))
     outcome = summarize_tree(
         tree,
@@ -145,13 +154,11 @@ def plan_document(
     )
 
 
-def _planned_tree(
-    ctx: IngestContext, data: bytes, *, doc_id: str, filename: str
-) -> tuple[TreeNode, bool]:
+def _planned_tree(ctx: IngestContext, src: Source) -> tuple[TreeNode, bool]:
     """The tree the ingest would build: parsed, chunked, restructured and hashed, and whether
     its cluster levels are estimated (some passage vectors are not stored yet)."""
-    settings = ctx.settings
-    parsed = parse_bytes(data, filename=filename)
+    settings, doc_id = ctx.settings, src.doc_id
+    parsed = src.parse()
     tree = build_tree(
         parsed,
         chunk_tokens=settings.chunk_tokens,

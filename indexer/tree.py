@@ -64,7 +64,7 @@ class TreeNode:
 _MAX_PREAMBLE_CHARS = 300
 
 
-def _title_section(root: Section, text: str) -> Section | None:
+def title_section(root: Section, text: str) -> Section | None:
     """The top heading that titles the whole document, if there is one.
 
     It is the last top-level heading when everything before it is short: a running page header,
@@ -93,7 +93,7 @@ def build_tree(
     longer than ``chunk_tokens`` tokens or ``max_chars`` characters.
     """
     sizes = _Sizes(chunk_tokens=chunk_tokens, overlap=overlap, max_chars=max_chars)
-    titled = _title_section(doc.root, doc.text)
+    titled = title_section(doc.root, doc.text)
     title = titled.title if titled else doc.title
     path = [title] if title else []
     node = TreeNode(

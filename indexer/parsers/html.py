@@ -41,6 +41,7 @@ _SKIP_TAGS = _names(
 # headings, and passages made of them would match every query.
 _SKIP_CLASSES = _names(
     "navheader navfooter sphinxsidebar related headerlink id_link toc contents shortcontents"
+    " toctree-wrapper"
     " nav-panel element-contents contents-heading header"
 )
 _ADMONITION_CLASSES = _names("note warning caution tip important admonition danger attention hint")

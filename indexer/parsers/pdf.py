@@ -222,7 +222,7 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
     page_starts = _starts(pages)
     text = PAGE_SEPARATOR.join(pages)
     items = _outline(reader)
-    furniture = frozenset()
+    furniture: frozenset[int] = frozenset()
     # A lone bookmark (often just the document title) says less than numbered headings.
     headings = _outline_headings(items, text, page_starts, furniture) if len(items) >= 2 else []
     if not headings:
