@@ -14,6 +14,7 @@ from api.service.actions import record_cli_write
 from api.service.wiring import open_stack
 from indexer.index import CATALOG_FILE, Index
 from indexer.progress import ProgressEvent, ProgressFn, ProgressLines
+from indexer.reports import IngestReport
 
 
 def _progress_bar() -> tuple[ProgressFn, Any]:
@@ -97,31 +98,36 @@ def ingest(
         emit_json(report.to_json())
         _echo_skipped(report.skipped)
     else:
-        for d in report.documents:
-            click.echo(
-                f"{d.status:9} {d.doc_id}  {d.passages} passages, {d.summaries} summaries, "
-                f"depth {d.depth}"
-            )
-        for e in report.errors:
-            click.echo(f"failed    {e['doc_id']}: {e['message']}", err=True)
-        for gone in report.removed:
-            click.echo(f"removed   {gone}  (no longer in the paths ingested)")
-        _echo_skipped(report.skipped)
-        click.echo(
-            f"{report.summarizer_calls} summaries computed, {report.cache_hits} reused, "
-            f"{report.embedded} vectors written in {report.seconds:.1f}s"
-        )
-        for d in report.documents:
-            for f in d.summary_failures:
-                where = " > ".join(f.get("heading_path") or []) or "(document)"
-                click.echo(
-                    f"summary failed in {d.doc_id}: {f.get('level', 'node')} {where}: {f['error']}",
-                    err=True,
-                )
-        if any(d.summary_failures for d in report.documents):
-            click.echo("run the same ingest again to retry only the failed summaries", err=True)
+        _echo_report(report)
     if not report.ok:
         sys.exit(1)
+
+
+def _echo_report(report: IngestReport) -> None:
+    """The human-readable report of an ingest (errors and failures on stderr)."""
+    for d in report.documents:
+        click.echo(
+            f"{d.status:9} {d.doc_id}  {d.passages} passages, {d.summaries} summaries, "
+            f"depth {d.depth}"
+        )
+    for e in report.errors:
+        click.echo(f"failed    {e['doc_id']}: {e['message']}", err=True)
+    for gone in report.removed:
+        click.echo(f"removed   {gone}  (no longer in the paths ingested)")
+    _echo_skipped(report.skipped)
+    click.echo(
+        f"{report.summarizer_calls} summaries computed, {report.cache_hits} reused, "
+        f"{report.embedded} vectors written in {report.seconds:.1f}s"
+    )
+    for d in report.documents:
+        for f in d.summary_failures:
+            where = " > ".join(f.get("heading_path") or []) or "(document)"
+            click.echo(
+                f"summary failed in {d.doc_id}: {f.get('level', 'node')} {where}: {f['error']}",
+                err=True,
+            )
+    if any(d.summary_failures for d in report.documents):
+        click.echo("run the same ingest again to retry only the failed summaries", err=True)
 
 
 def _dry_run(index: Index, paths: tuple[Path, ...], *, as_json: bool, how: dict[str, Any]) -> None:
