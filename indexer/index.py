@@ -26,7 +26,7 @@ from indexer.errors import NotFoundError, OverstoryError
 from indexer.hashing import hash_bytes
 from indexer.ingest import IngestContext, Restructure, ingest_document, ingest_source
 from indexer.plan import IngestPlan, plan_source
-from indexer.progress import ProgressFn, no_progress
+from indexer.progress import ProgressEvent, ProgressFn, no_progress
 from indexer.reports import IngestReport
 from indexer.settings import Settings
 from indexer.sources import file_error, path_sources
@@ -259,7 +259,12 @@ class Index:
         return gone
 
     def plan_paths(
-        self, paths: list[Path], *, manual: bool = False, doc_id: str | None = None
+        self,
+        paths: list[Path],
+        *,
+        manual: bool = False,
+        doc_id: str | None = None,
+        progress: ProgressFn = no_progress,
     ) -> IngestPlan:
         """What ``ingest_paths`` would do, per document: summaries computed and reused, and the
         token estimate; calls no model, embeds and writes nothing (``ingest --dry-run``)."""
@@ -270,7 +275,9 @@ class Index:
             paths, self.settings, manual=manual, doc_id=doc_id, skipped=plan.skipped
         ):
             try:
+                progress(ProgressEvent(item.doc_id, "plan", 0, 1))
                 plan.documents.append(plan_source(ctx, item.load()))
+                progress(ProgressEvent(item.doc_id, "plan", 1, 1))
             except (OverstoryError, OSError) as exc:
                 plan.errors.append(file_error(item.doc_id, item.path, exc))
         plan.seconds = time.perf_counter() - started

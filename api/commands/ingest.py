@@ -131,7 +131,7 @@ def _echo_report(report: IngestReport) -> None:
 
 
 def _dry_run(index: Index, paths: tuple[Path, ...], *, as_json: bool, how: dict[str, Any]) -> None:
-    plan = index.plan_paths(list(paths), **how)
+    plan = index.plan_paths(list(paths), progress=ProgressLines(sys.stderr, as_json=as_json), **how)
     data = plan.to_json()
     if as_json:
         emit_json(data)
