@@ -159,3 +159,17 @@ def test_a_summary_repeating_its_only_passage_is_not_indexed(
         QueryRequest(query="beta valve spring", k=10, kinds=frozenset({"summary"}))
     )["results"]
     assert beta["node_id"] in {r["node_id"] for r in summaries}
+
+
+def test_a_themes_page_footer_is_chrome_and_an_articles_footer_is_content() -> None:
+    from indexer.parsers import parse_bytes
+
+    page = (
+        "<html><body><section class='wy-nav-content-wrap'><h1>Zones</h1><p>Zone text.</p>"
+        "<article><p>Article text.</p><footer>Article footnote.</footer></article>"
+        "<footer><div role='navigation'>Previous Next</div><div role='contentinfo'>"
+        "<p>Copyright 2026.</p></div>Built with Sphinx.</footer></section></body></html>"
+    )
+    text = parse_bytes(page.encode(), filename="zones.html").text
+    assert "Zone text." in text and "Article footnote." in text
+    assert "Built with Sphinx" not in text and "Copyright" not in text
