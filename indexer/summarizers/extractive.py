@@ -27,6 +27,7 @@ PROMPT_VERSION = "extractive-v2"
 _OUTLINE_PREFIX = "Contents: "
 _MMR_LAMBDA = 0.7
 _MAX_OUTLINE_ITEMS = 12
+_INTRO_BONUS = 1.0
 
 
 class ExtractiveSummarizer:
@@ -71,7 +72,11 @@ class ExtractiveSummarizer:
             lines = summary.split("\n")
             sources.append(" ".join(ln for ln in lines if not ln.startswith(_OUTLINE_PREFIX)))
         dialogue = is_dialogue(request.passages)
-        for src in sources:
+        # A chapter's or document's own text (its introduction, before the first sub-heading)
+        # says what the part covers: its sentences weigh more than its children's summaries.
+        intro = _INTRO_BONUS if request.level in ("chapter", "document") else 0.0
+        for i, src in enumerate(sources):
+            own = intro if i < len(request.passages) else 0.0
             if dialogue:
                 src = without_speakers(src)
             for pos, raw in enumerate(split_sentences(src)):
@@ -80,7 +85,7 @@ class ExtractiveSummarizer:
                 if key in seen or not is_prose(sent) or (dialogue and not is_content(sent)):
                     continue
                 seen.add(key)
-                out.append((sent, 1.0 / (1 + pos)))
+                out.append((sent, own + 1.0 / (1 + pos)))
         return out
 
 
