@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser serve test test-llm lint bench bench-lint bench-peer train-mix clean
+.PHONY: install browser serve test test-corpus test-llm lint bench bench-lint bench-peer train-mix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ browser:
 
 test: install browser
 	$(BIN)/pytest -q -p no:cacheprovider
+
+# Real manuals from Debian packages (installed with apt-get when missing, as root; skipped with
+# the command to run otherwise); writes benchmarks/results/corpus.json. Not part of `make test`.
+test-corpus: install
+	OVERSTORY_CORPUS_SUITE=1 CORPUS_ONLY=$(CORPUS_ONLY) $(BIN)/pytest -q -p no:cacheprovider tests/corpus
 
 # llama-cpp-python compiles llama.cpp from source (8-17 min on 2 cores, once); GGML_NATIVE=OFF
 # keeps the wheel portable. Then the tests marked `llm` (llama.cpp's server and in-process).

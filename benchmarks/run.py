@@ -64,6 +64,12 @@ def _mix() -> Result:
     return bench_mix.main()
 
 
+def _pdf_readers() -> Result:
+    from benchmarks import bench_pdf_readers
+
+    return bench_pdf_readers.main()
+
+
 def _retriever() -> Result:
     from benchmarks import bench_retriever
 
@@ -102,6 +108,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "http_load": _http_load,
     "ingest": _ingest,
     "mix": _mix,
+    "pdf_readers": _pdf_readers,
     "retriever": _retriever,
     "revisions": _revisions,
     "select": _select,

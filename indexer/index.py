@@ -22,17 +22,17 @@ from indexer.clustering import make_restructure
 from indexer.doc_ids import normalize_doc_id
 from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import Reembedded, encode_into, reembed, require_encoder
-from indexer.errors import NotFoundError, OverstoryError, UnreadableFileError
+from indexer.errors import NotFoundError, OverstoryError
 from indexer.hashing import hash_bytes
-from indexer.ingest import IngestContext, Restructure, ingest_document, read_file
+from indexer.ingest import IngestContext, Restructure, ingest_document, ingest_source
 from indexer.lint import Linter
-from indexer.parsers import supported_suffixes
-from indexer.plan import IngestPlan, plan_document
-from indexer.progress import ProgressFn, no_progress
+from indexer.plan import IngestPlan, plan_source
+from indexer.progress import ProgressEvent, ProgressFn, no_progress
 from indexer.reports import IngestReport
 from indexer.retention import PruneReport, plan_prune, prune
 from indexer.revisions import change_lines
 from indexer.settings import Settings
+from indexer.sources import file_error, path_sources
 from indexer.store.catalog import Catalog
 from indexer.store.vectors import VectorStore
 from indexer.store.vectors.recorded import RecordedVectorStore
@@ -216,9 +216,21 @@ class Index:
         return report
 
     def ingest_paths(
-        self, paths: list[Path], *, progress: ProgressFn = no_progress
+        self,
+        paths: list[Path],
+        *,
+        progress: ProgressFn = no_progress,
+        manual: bool = False,
+        doc_id: str | None = None,
+        sync: bool = False,
     ) -> IngestReport:
         """Ingest files and folders; a failing file is reported and the others still ingested.
+
+        Args:
+            manual: All the paths are one manual (see :func:`indexer.sources.path_sources`),
+                named ``doc_id`` (default: the first path's name).
+            sync: Afterwards delete every served document these paths no longer hold (the
+                store then mirrors them); the deleted ones are listed in ``report.removed``.
 
         Raises:
             EncoderMismatchError: The store's vectors are another encoder's.
@@ -228,42 +240,61 @@ class Index:
         started = time.perf_counter()
         ctx = self._context(progress)
         published: list[str] = []
+        seen: set[str] = set()
         try:
-            for path, doc_id in discover(paths, report.skipped):
+            for item in path_sources(
+                paths, self.settings, manual=manual, doc_id=doc_id, skipped=report.skipped
+            ):
+                seen.add(item.doc_id)
                 try:
                     submitted = time.time()
-                    data = read_file(self.settings, path, source=doc_id)
+                    src = item.load()
                     with self._ingest_lock():
-                        doc = ingest_document(
-                            ctx, data, doc_id=doc_id, source=doc_id, filename=path.name
-                        )
+                        doc = ingest_source(ctx, src)
                         if doc.status != "unchanged":
-                            record_publish(self.catalog, doc_id, as_of=submitted)
-                            report.pruned += self._prune_quietly([doc_id])
+                            record_publish(self.catalog, item.doc_id, as_of=submitted)
+                            report.pruned += self._prune_quietly([item.doc_id])
                     if doc.status != "unchanged":
-                        published.append(doc_id)
+                        published.append(item.doc_id)
                     report.add(doc)
                 except (OverstoryError, OSError) as exc:
-                    report.errors.append(file_error(doc_id, path, exc))
+                    report.errors.append(file_error(item.doc_id, item.path, exc))
+            if sync:
+                report.removed = self._remove_unseen(seen)
+                published.extend(report.removed)
         finally:
             self._published(published)
         report.seconds = time.perf_counter() - started
         return report
 
-    def plan_paths(self, paths: list[Path]) -> IngestPlan:
+    def _remove_unseen(self, seen: set[str]) -> list[str]:
+        gone = sorted(r["doc_id"] for r in self.catalog.documents() if r["doc_id"] not in seen)
+        for doc_id in gone:
+            self._delete(doc_id)
+        return gone
+
+    def plan_paths(
+        self,
+        paths: list[Path],
+        *,
+        manual: bool = False,
+        doc_id: str | None = None,
+        progress: ProgressFn = no_progress,
+    ) -> IngestPlan:
         """What ``ingest_paths`` would do, per document: summaries computed and reused, and the
-        token estimate; calls no model and writes nothing (``overstory ingest --dry-run``)."""
+        token estimate; calls no model, embeds and writes nothing (``ingest --dry-run``)."""
         started = time.perf_counter()
         ctx = self._context(no_progress)
         plan = IngestPlan(identity=ctx.summarizer.identity)
-        for path, doc_id in discover(paths, plan.skipped):
+        for item in path_sources(
+            paths, self.settings, manual=manual, doc_id=doc_id, skipped=plan.skipped
+        ):
             try:
-                data = read_file(self.settings, path, source=doc_id)
-                plan.documents.append(
-                    plan_document(ctx, data, doc_id=doc_id, source=doc_id, filename=path.name)
-                )
+                progress(ProgressEvent(item.doc_id, "plan", 0, 1))
+                plan.documents.append(plan_source(ctx, item.load()))
+                progress(ProgressEvent(item.doc_id, "plan", 1, 1))
             except (OverstoryError, OSError) as exc:
-                plan.errors.append(file_error(doc_id, path, exc))
+                plan.errors.append(file_error(item.doc_id, item.path, exc))
         plan.seconds = time.perf_counter() - started
         return plan
 
@@ -297,6 +328,10 @@ class Index:
         """Remove a document and its vectors."""
         doc_id = normalize_doc_id(doc_id)
         self.catalog.require_document(doc_id)
+        self._delete(doc_id)
+        self._published([doc_id])
+
+    def _delete(self, doc_id: str) -> None:
         submitted = time.time()
         with self._ingest_lock():
             self.catalog.delete_document(doc_id)
@@ -304,7 +339,6 @@ class Index:
             stale = sorted(self.vectors.ids_of_document(doc_id))
             if stale:
                 self.vectors.delete(stale)
-        self._published([doc_id])
 
     def documents(self) -> list[dict[str, Any]]:
         """The served documents with their revision and counts."""
@@ -410,51 +444,3 @@ def require_store(settings: Settings) -> None:
             f"no Overstory store at {settings.store} (it has no {CATALOG_FILE}): check --store "
             "or OVERSTORY_STORE, or create it with overstory ingest PATH"
         )
-
-
-def discover(
-    paths: list[Path], skipped: list[dict[str, Any]] | None = None
-) -> Iterator[tuple[Path, str]]:
-    """Files to ingest with their ``doc_id``.
-
-    A folder contributes every supported file below it, its ``doc_id`` the path relative to the
-    folder; a file given directly gets its name (relative to its own folder): a doc_id is never
-    a host path. Hidden files and folders are left out; other files of a type no parser reads
-    are appended to ``skipped`` with the reason.
-    """
-    suffixes = supported_suffixes()
-    for given in paths:
-        if given.is_dir():
-            for path in sorted(given.rglob("*")):
-                rel = path.relative_to(given)
-                if any(part.startswith(".") for part in rel.parts) or not path.is_file():
-                    continue
-                if _suffix(path) in suffixes:
-                    yield path, normalize_doc_id(rel.as_posix())
-                elif skipped is not None:
-                    skipped.append(_skip(rel.as_posix(), path, suffixes))
-        elif given.exists():
-            yield given, normalize_doc_id(given.name)
-        else:
-            raise NotFoundError(f"{given}: no such file or folder")
-
-
-def _skip(doc_id: str, path: Path, suffixes: frozenset[str]) -> dict[str, Any]:
-    shown = _suffix(path) or "(none)"
-    supported = ", ".join(sorted(s for s in suffixes if not s.endswith(".gz")))
-    reason = f"unsupported file type {shown!r} (supported: {supported}, and .gz)"
-    return {"doc_id": doc_id, "source": str(path), "reason": reason}
-
-
-def file_error(doc_id: str, path: Path, exc: OverstoryError | OSError) -> dict[str, Any]:
-    """The report entry of a file that could not be ingested (or planned)."""
-    if not isinstance(exc, OverstoryError):
-        exc = UnreadableFileError(f"{path}: {exc.strerror or exc}")
-    return {"doc_id": doc_id, "source": str(path), **exc.to_json()}
-
-
-def _suffix(path: Path) -> str:
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        return "".join(path.suffixes[-2:]).lower()
-    return path.suffix.lower()

@@ -19,7 +19,7 @@ import numpy as np
 from indexer.embedding.base import Embedder
 from indexer.errors import TooLargeError
 from indexer.hashing import hash_bytes, hash_parts, hash_text
-from indexer.parsers import parse_bytes
+from indexer.parsers import ParsedDocument, parse_bytes
 from indexer.progress import ProgressEvent, ProgressFn
 from indexer.reports import DocumentReport
 from indexer.reviews import corrections
@@ -57,17 +57,47 @@ class IngestContext:
     restructure: Restructure | None = None
 
 
+@dataclass(frozen=True)
+class Source:
+    """One document to ingest: a file, or a manual made of several (``indexer.manual``).
+
+    Attributes:
+        doc_id: The document's identity.
+        source: Where it came from, as reported.
+        revision: The content hash of everything it is made of.
+        parse: Parses it (called only when the revision is not served already).
+    """
+
+    doc_id: str
+    source: str
+    revision: str
+    parse: Callable[[], ParsedDocument]
+
+
+def file_source(
+    settings: Settings, data: bytes, *, doc_id: str, source: str, filename: str
+) -> Source:
+    """The :class:`Source` of one file's bytes; TooLargeError over ``max_document_bytes``."""
+    check_size(settings, data, source=source)
+    return Source(doc_id, source, hash_bytes(data), lambda: parse_bytes(data, filename=filename))
+
+
 def ingest_document(
     ctx: IngestContext, data: bytes, *, doc_id: str, source: str, filename: str
 ) -> DocumentReport:
+    """Ingest (or skip) one file's bytes and return its report (see :func:`ingest_source`)."""
+    src = file_source(ctx.settings, data, doc_id=doc_id, source=source, filename=filename)
+    return ingest_source(ctx, src)
+
+
+def ingest_source(ctx: IngestContext, src: Source) -> DocumentReport:
     """Ingest (or skip) one document and return its report.
 
     Raises:
         BadInputError: The file is empty, binary, corrupt, too large or of an unknown type.
         BackendError: The vector store failed.
     """
-    check_size(ctx.settings, data, source=source)
-    revision = hash_bytes(data)
+    doc_id, source, revision = src.doc_id, src.source, src.revision
     status, stored = served_state(ctx, doc_id=doc_id, revision=revision)
     if status == "unchanged":
         return DocumentReport(
@@ -82,7 +112,8 @@ def ingest_document(
         )
 
     ctx.progress(ProgressEvent(doc_id, "parse", 0, 1))
-    parsed = parse_bytes(data, filename=filename)
+    parsed = src.parse()
+    ctx.progress(ProgressEvent(doc_id, "parse", 1, 1))
     tree = build_tree(
         parsed,
         chunk_tokens=ctx.settings.chunk_tokens,
@@ -180,10 +211,12 @@ def _build(
         progress=ctx.progress,
     )
     summary_of = outcome.text
+    # A summary that only repeats its single child is stored (browsed, audited) but not
+    # embedded: as a retrieval candidate it would fill a second slot with the same text.
     summary_items = [
         (summary_hash(node, text), text)
         for node in tree.inner_post_order()
-        if (text := summary_of.get(node.node_id))
+        if (text := summary_of.get(node.node_id)) and node.node_id not in outcome.repeats
     ]
     _, n = _embed_missing(ctx, doc_id=doc_id, kind="s", items=summary_items)
     embedded += n
@@ -219,7 +252,7 @@ def _publish(
         passage_vector=lambda p: vector_id(doc_id, "p", p.hash),
         summary_vector=lambda node: (
             vector_id(doc_id, "s", summary_hash(node, text))
-            if (text := summary_of.get(node.node_id))
+            if (text := summary_of.get(node.node_id)) and node.node_id not in outcome.repeats
             else None
         ),
     )

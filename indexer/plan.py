@@ -3,27 +3,27 @@
 The plan runs the build's own summary pass (:func:`indexer.summary_pass.summarize_tree`) on the
 real tree and the real cache, with a ``compute`` that calls no model: it records a token
 estimate and answers with a placeholder that stands for "the summary this run would compute".
-So the count of summaries to compute is exact by construction: the same tree, the same cache
-keys, the same skipping of nodes without passages and of duplicate keys. A parent of a node to
-compute is itself computed (its key includes the new child summary), which the placeholder
-reproduces.
+Outside estimated cluster levels the count of summaries to compute is exact by construction:
+the same tree, the same cache keys, the same skipping of nodes without passages and of
+duplicate keys. A parent of a node to compute is itself computed (its key includes the new
+child summary), which the placeholder reproduces.
 
-Nothing is written: no build, no summary, no vector. The tree's shape can depend on passage
-vectors (cluster levels for headingless or flat parts); those are read from the vector store and
-the missing ones embedded in memory, only if the clustering hook actually asks for them.
+Nothing is written and nothing is embedded: no build, no summary, no vector. Where the build
+would add cluster levels (headingless or flat parts), they are computed from the stored passage
+vectors when every one is stored (a re-ingest: exact), else their number and depth are estimated
+from the passage counts and the clustering settings (:mod:`indexer.clustering.estimate`) and the
+document's plan says ``clusters_estimated``: a dry run then costs a parse and a tree walk, a
+small fraction of the build, instead of embedding every passage.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
-from indexer.hashing import hash_bytes, hash_parts, hash_text
-from indexer.ingest import EMBED_CHUNK, IngestContext, check_size, served_state, vector_id
-from indexer.parsers import parse_bytes
+from indexer.clustering.estimate import estimate_cluster_levels
+from indexer.hashing import hash_parts, hash_text
+from indexer.ingest import IngestContext, Source, file_source, served_state, vector_id
 from indexer.reviews import corrections
 from indexer.settings import Settings
 from indexer.summarizers.base import SummarizerIdentity, SummaryRequest
@@ -54,6 +54,9 @@ class DocumentPlan:
     input_tokens: int
     output_tokens: int
     split_in_parts: int = 0
+    # True when cluster levels were estimated from passage counts (vectors not stored yet):
+    # summaries_computed is then an estimate too.
+    clusters_estimated: bool = False
 
 
 @dataclass
@@ -100,8 +103,18 @@ def plan_document(
     Raises:
         BadInputError: The file would be refused by the ingest.
     """
-    check_size(ctx.settings, data, source=source)
-    status, stored = served_state(ctx, doc_id=doc_id, revision=hash_bytes(data))
+    src = file_source(ctx.settings, data, doc_id=doc_id, source=source, filename=filename)
+    return plan_source(ctx, src)
+
+
+def plan_source(ctx: IngestContext, src: Source) -> DocumentPlan:
+    """What :func:`indexer.ingest.ingest_source` would do with ``src``; calls no model.
+
+    Raises:
+        BadInputError: The document would be refused by the ingest.
+    """
+    doc_id, source = src.doc_id, src.source
+    status, stored = served_state(ctx, doc_id=doc_id, revision=src.revision)
     if status == "unchanged":
         return DocumentPlan(
             doc_id=doc_id,
@@ -115,7 +128,7 @@ def plan_document(
             input_tokens=0,
             output_tokens=0,
         )
-    tree = _planned_tree(ctx, data, doc_id=doc_id, filename=filename)
+    tree, estimated = _planned_tree(ctx, src)
     recorder = _Recorder(_estimator(ctx.settings, ctx.summarizer.identity))
     outcome = summarize_tree(
         tree,
@@ -137,28 +150,43 @@ def plan_document(
         input_tokens=sum(e.input_tokens for e in est),
         output_tokens=sum(e.output_tokens for e in est),
         split_in_parts=sum(1 for e in est if e.parts > 1),
+        clusters_estimated=estimated,
     )
 
 
-def _planned_tree(ctx: IngestContext, data: bytes, *, doc_id: str, filename: str) -> TreeNode:
-    """The tree the ingest would build: parsed, chunked, restructured and hashed."""
-    settings = ctx.settings
-    parsed = parse_bytes(data, filename=filename)
+def _planned_tree(ctx: IngestContext, src: Source) -> tuple[TreeNode, bool]:
+    """The tree the ingest would build: parsed, chunked, restructured and hashed, and whether
+    its cluster levels are estimated (some passage vectors are not stored yet)."""
+    settings, doc_id = ctx.settings, src.doc_id
+    parsed = src.parse()
     tree = build_tree(
         parsed,
         chunk_tokens=settings.chunk_tokens,
         overlap=settings.chunk_overlap,
         max_chars=settings.chunk_max_chars,
     )
-    passages = tree.passages()
-    for p in passages:
+    for p in tree.passages():
         p.hash = hash_text(p.text or "")
-    if ctx.restructure is not None:
-        ctx.restructure(tree, _LazyVectors(ctx, doc_id=doc_id, passages=passages), doc_id)
+    estimated = False
+    too_flat = any(
+        sum(1 for c in n.children if c.is_passage) > max(2, settings.cluster_threshold)
+        for n in tree.walk()
+    )
+    if ctx.restructure is not None and too_flat:
+        passages = tree.passages()
+        ids = {p.hash: vector_id(doc_id, "p", p.hash) for p in passages}
+        stored = ctx.vectors.get(sorted(set(ids.values()))) if ids else {}
+        if all(v in stored for v in ids.values()):
+            ctx.restructure(tree, {h: stored[v] for h, v in ids.items()}, doc_id)
+        else:
+            estimated = True
+            estimate_cluster_levels(
+                tree, threshold=settings.cluster_threshold, branching=settings.cluster_branching
+            )
     compute_hashes(tree)
     for node in tree.walk():
         node.node_id = hash_parts([doc_id, "plan", str(node.ordinal)])[:20]
-    return tree
+    return tree, estimated
 
 
 def _estimator(settings: Settings, identity: SummarizerIdentity) -> TokenEstimator:
@@ -186,41 +214,3 @@ class _Recorder:
     def __call__(self, requests: list[SummaryRequest]) -> Computed:
         self.estimates.extend(self.estimator.estimate(r) for r in requests)
         return Computed(texts={r.key: PENDING + r.key for r in requests})
-
-
-class _LazyVectors(Mapping[str, np.ndarray]):
-    """Passage vectors by hash, fetched or embedded (in memory, never stored) on first read.
-
-    Embeds in the same order and batches as the real build, so the vectors, and therefore the
-    clusters, are the same.
-    """
-
-    def __init__(self, ctx: IngestContext, *, doc_id: str, passages: list[TreeNode]) -> None:
-        self._ctx = ctx
-        self._doc_id = doc_id
-        self._texts: dict[str, str] = {}
-        for p in passages:
-            self._texts.setdefault(p.hash, p.text or "")
-        self._vectors: dict[str, np.ndarray] | None = None
-
-    def _load(self) -> dict[str, np.ndarray]:
-        if self._vectors is None:
-            ids = {h: vector_id(self._doc_id, "p", h) for h in self._texts}
-            stored = self._ctx.vectors.get(list(ids.values())) if ids else {}
-            out = {h: stored[v] for h, v in ids.items() if v in stored}
-            missing = [h for h in self._texts if h not in out]
-            for i in range(0, len(missing), EMBED_CHUNK):
-                batch = missing[i : i + EMBED_CHUNK]
-                vecs = self._ctx.embedder.embed([self._texts[h] for h in batch])
-                out.update(zip(batch, vecs, strict=True))
-            self._vectors = out
-        return self._vectors
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        return self._load()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._texts)
-
-    def __len__(self) -> int:
-        return len(self._texts)

@@ -31,6 +31,7 @@ class IngestReport:
     documents: list[DocumentReport] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)  # doc_id, source, reason
+    removed: list[str] = field(default_factory=list)  # doc_ids deleted by --sync
     summarizer_calls: int = 0
     cache_hits: int = 0
     embedded: int = 0
@@ -61,6 +62,7 @@ class IngestReport:
             "documents": docs,
             "errors": self.errors,
             "skipped": self.skipped,
+            "removed": self.removed,
             "summarizer_calls": self.summarizer_calls,
             "cache_hits": self.cache_hits,
             "embedded": self.embedded,

@@ -18,7 +18,7 @@ from typing import Any
 
 from indexer.progress import ProgressEvent, ProgressFn, no_progress
 from indexer.summarizers.base import SummarizerIdentity, SummaryRequest, cache_key
-from indexer.tree import PASSAGE, TreeNode
+from indexer.tree import DOCUMENT, PASSAGE, TreeNode
 
 Lookup = Callable[[Iterable[str]], Mapping[str, str]]
 """Cached summary texts by key (absent keys: not cached)."""
@@ -44,6 +44,33 @@ class SummaryOutcome:
     calls: int = 0
     hits: int = 0
     failures: list[dict[str, Any]] = field(default_factory=list)
+    # Nodes whose summary only repeats their single child (see find_repeats): stored, not
+    # embedded or searched.
+    repeats: set[str] = field(default_factory=set)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def find_repeats(tree: TreeNode, text: Mapping[str, str | None]) -> set[str]:
+    """Nodes whose summary only repeats their single child: a verbatim copy of (or excerpt
+    from) its one passage or its one sub-section's summary.
+
+    Searchable, such a summary would take a second result slot with the same text as its
+    child, so it is kept for browsing and audit but not indexed (the document node excepted:
+    it answers "what is this about").
+    """
+    out: set[str] = set()
+    for node in tree.inner_post_order():
+        own = text.get(node.node_id)
+        if not own or len(node.children) != 1 or node.level == DOCUMENT:
+            continue
+        child = node.children[0]
+        below = child.text if child.level == PASSAGE else text.get(child.node_id)
+        if below and _words(own) in _words(below):
+            out.add(node.node_id)
+    return out
 
 
 def summarize_tree(
@@ -92,6 +119,7 @@ def summarize_tree(
         done += len(by_height[height])
         progress(ProgressEvent(doc_id, "summarize", done, total, out.calls, out.hits))
         _record(nodes, cached, computed, out, failed, corrected)
+    out.repeats = find_repeats(tree, out.text)
     return out
 
 

@@ -64,7 +64,7 @@ class TreeNode:
 _MAX_PREAMBLE_CHARS = 300
 
 
-def _title_section(root: Section, text: str) -> Section | None:
+def title_section(root: Section, text: str) -> Section | None:
     """The top heading that titles the whole document, if there is one.
 
     It is the last top-level heading when everything before it is short: a running page header,
@@ -88,15 +88,17 @@ def build_tree(
     """The document's tree of headings and passages (not yet hashed).
 
     A single top-level heading with nothing before it is the document's title: the document node
-    takes its title and heading path, and its sub-headings become the chapters. No passage is
+    takes its title and heading path, and its sub-headings become the chapters; otherwise the
+    title the format carries (``ParsedDocument.title``) is the document's. No passage is
     longer than ``chunk_tokens`` tokens or ``max_chars`` characters.
     """
     sizes = _Sizes(chunk_tokens=chunk_tokens, overlap=overlap, max_chars=max_chars)
-    titled = _title_section(doc.root, doc.text)
-    path = [titled.title] if titled and titled.title else []
+    titled = title_section(doc.root, doc.text)
+    title = titled.title if titled else doc.title
+    path = [title] if title else []
     node = TreeNode(
         level=DOCUMENT,
-        title=titled.title if titled else None,
+        title=title,
         heading_path=path,
         char_start=0,
         char_end=len(doc.text),

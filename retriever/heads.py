@@ -65,7 +65,9 @@ def summaries_above(
     for passage in passages:
         for node in skeletons.ancestors(passage.node):
             below[node.node_id].append(passage.node_id)
-            if node.summary_key and node.node_id not in seen:
+            # A summary stored without a vector only repeats its single child (see
+            # indexer.summary_pass.find_repeats): the passage or the child's summary stands.
+            if node.summary_key and node.vector_id and node.node_id not in seen:
                 seen.add(node.node_id)
                 added.append(Candidate(node))
     for doc_id in documents or ():

@@ -16,6 +16,7 @@ from retriever.tokenize import tokenize
 _NUMBER = re.compile(r"^(\d+|[A-Z])(\.\d+)*[.:)]?$")
 # a bare letter opens a heading as a number only when marked as one ("A." or "A.1", not "A Note")
 _LETTER = re.compile(r"^[A-Z]([.:)]|(\.\d+)+\.?)$")
+_ROMAN = re.compile(r"^(?=[IVXL])L?X{0,3}(?:IX|IV|V?I{0,3})[.:)]?$")
 _LEVEL_WORDS = frozenset({"chapter", "section", "part", "appendix", "subsection", "§"})
 _SUFFIXES = (".gz", ".pdf", ".html", ".htm", ".md", ".markdown", ".txt")
 
@@ -37,8 +38,10 @@ def heading_parts(title: str) -> tuple[str | None, frozenset[str]]:
 
 def _numbers(i: int, token: str, tokens: list[str]) -> bool:
     if i == 1 and _is_level(tokens[0]):
-        return bool(_NUMBER.match(token))
+        return bool(_NUMBER.match(token) or _ROMAN.match(token))
     if i == 0:
+        if len(tokens) > 1 and _ROMAN.match(token):  # "II Plotting styles" (a part's number)
+            return True
         return bool(_NUMBER.match(token)) and (token[0].isdigit() or bool(_LETTER.match(token)))
     return False
 

@@ -10,6 +10,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# The corpus suite (tests/corpus) reads real manuals from Debian packages: `make test-corpus`.
+collect_ignore = [] if os.environ.get("OVERSTORY_CORPUS_SUITE") else ["corpus"]
 os.environ.pop("OVERSTORY_CONFIG", None)
 for _name in [k for k in os.environ if k.startswith("OVERSTORY_")]:
     del os.environ[_name]

@@ -106,10 +106,11 @@ def test_http_delete_by_unnormalized_id(svc: Service) -> None:
     assert r.json() == {"deleted": "a/b.md"}
 
 
-def _cli(store: Path, *args: str) -> tuple[int, str]:
+def _cli(store: Path, *args: str, stdout_only: bool = False) -> tuple[int, str]:
     env = {"OVERSTORY_EMBEDDER": "hashing"}
     result = CliRunner().invoke(main, [*args, "--store", str(store)], env=env)
-    return result.exit_code, result.output
+    # `output` interleaves stderr (progress lines, messages); --json's document is on stdout
+    return result.exit_code, result.stdout if stdout_only else result.output
 
 
 def test_cli_ingest_of_a_file_never_uses_the_host_path(tmp_path: Path) -> None:
@@ -117,7 +118,7 @@ def test_cli_ingest_of_a_file_never_uses_the_host_path(tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     (folder / "pump.md").write_bytes(DOC)
     store = tmp_path / "store"
-    code, out = _cli(store, "ingest", str(folder / "pump.md"), "--json")
+    code, out = _cli(store, "ingest", str(folder / "pump.md"), "--json", stdout_only=True)
     assert code == 0, out
     report = json.loads(out)
     assert [d["doc_id"] for d in report["documents"]] == ["pump.md"]
@@ -125,7 +126,7 @@ def test_cli_ingest_of_a_file_never_uses_the_host_path(tmp_path: Path) -> None:
     listed = json.loads(out)["documents"]
     assert [(d["doc_id"], d["source"]) for d in listed] == [("pump.md", "pump.md")]
     assert str(tmp_path) not in out
-    code, out = _cli(store, "ingest", str(tmp_path / "host"), "--json")
+    code, out = _cli(store, "ingest", str(tmp_path / "host"), "--json", stdout_only=True)
     assert code == 0, out
     assert [d["doc_id"] for d in json.loads(out)["documents"]] == ["manuals/pump.md"]
 

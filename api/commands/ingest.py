@@ -13,7 +13,8 @@ from api.commands.common import emit_json, handle_errors, json_option, settings_
 from api.service.actions import record_cli_write
 from api.service.wiring import open_stack
 from indexer.index import CATALOG_FILE, Index
-from indexer.progress import ProgressEvent, ProgressFn, no_progress
+from indexer.progress import ProgressEvent, ProgressFn, ProgressLines
+from indexer.reports import IngestReport
 
 
 def _progress_bar() -> tuple[ProgressFn, Any]:
@@ -39,10 +40,30 @@ def _progress_bar() -> tuple[ProgressFn, Any]:
     help="Report the summaries that would be computed and reused and the token estimate; "
     "call no model, write nothing.",
 )
+@click.option(
+    "--manual",
+    is_flag=True,
+    help="All PATHS are one manual: one document, one tree, one manual-level summary (a "
+    "folder whose index.html starts a rel=next chain, or an HTML file, is read along it).",
+)
+@click.option("--doc-id", help="The manual's doc_id (with --manual; default: the path's name).")
+@click.option(
+    "--sync",
+    is_flag=True,
+    help="Then delete every stored document that PATHS no longer hold, and list them.",
+)
 @store_option
 @json_option
 @handle_errors
-def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: bool) -> None:
+def ingest(
+    paths: tuple[Path, ...],
+    store: Path | None,
+    as_json: bool,
+    dry_run: bool,
+    manual: bool,
+    doc_id: str | None,
+    sync: bool,
+) -> None:
     """Index files and folders; re-ingesting a changed file makes a new revision.
 
     A folder's files get the path relative to the folder as their doc_id. Exit code 1 when any
@@ -50,22 +71,23 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
     to retry only the nodes left without one).
     """
     settings = settings_from(store)
+    how: dict[str, Any] = {"manual": manual, "doc_id": doc_id}
     if dry_run:
         if (settings.store / CATALOG_FILE).is_file():
-            _dry_run(open_stack(settings).index, paths, as_json=as_json)
+            _dry_run(open_stack(settings).index, paths, as_json=as_json, how=how)
             return
         # no store yet: plan against an empty one, and write nothing where it would be
         with tempfile.TemporaryDirectory(prefix="overstory-plan-") as empty:
             planned = settings.model_copy(update={"store": Path(empty)})
-            _dry_run(open_stack(planned).index, paths, as_json=as_json)
+            _dry_run(open_stack(planned).index, paths, as_json=as_json, how=how)
         return
     index = open_stack(settings).index
-    progress: ProgressFn = no_progress
+    progress: ProgressFn = ProgressLines(sys.stderr, as_json=as_json)
     bar = None
     if not as_json and sys.stderr.isatty():
         progress, bar = _progress_bar()
     try:
-        report = index.ingest_paths(list(paths), progress=progress)
+        report = index.ingest_paths(list(paths), progress=progress, sync=sync, **how)
     finally:
         if bar is not None:
             bar.close()
@@ -76,33 +98,40 @@ def ingest(paths: tuple[Path, ...], store: Path | None, as_json: bool, dry_run: 
         emit_json(report.to_json())
         _echo_skipped(report.skipped)
     else:
-        for d in report.documents:
-            click.echo(
-                f"{d.status:9} {d.doc_id}  {d.passages} passages, {d.summaries} summaries, "
-                f"depth {d.depth}"
-            )
-        for e in report.errors:
-            click.echo(f"failed    {e['doc_id']}: {e['message']}", err=True)
-        _echo_skipped(report.skipped)
-        click.echo(
-            f"{report.summarizer_calls} summaries computed, {report.cache_hits} reused, "
-            f"{report.embedded} vectors written in {report.seconds:.1f}s"
-        )
-        for d in report.documents:
-            for f in d.summary_failures:
-                where = " > ".join(f.get("heading_path") or []) or "(document)"
-                click.echo(
-                    f"summary failed in {d.doc_id}: {f.get('level', 'node')} {where}: {f['error']}",
-                    err=True,
-                )
-        if any(d.summary_failures for d in report.documents):
-            click.echo("run the same ingest again to retry only the failed summaries", err=True)
+        _echo_report(report)
     if not report.ok:
         sys.exit(1)
 
 
-def _dry_run(index: Index, paths: tuple[Path, ...], *, as_json: bool) -> None:
-    plan = index.plan_paths(list(paths))
+def _echo_report(report: IngestReport) -> None:
+    """The human-readable report of an ingest (errors and failures on stderr)."""
+    for d in report.documents:
+        click.echo(
+            f"{d.status:9} {d.doc_id}  {d.passages} passages, {d.summaries} summaries, "
+            f"depth {d.depth}"
+        )
+    for e in report.errors:
+        click.echo(f"failed    {e['doc_id']}: {e['message']}", err=True)
+    for gone in report.removed:
+        click.echo(f"removed   {gone}  (no longer in the paths ingested)")
+    _echo_skipped(report.skipped)
+    click.echo(
+        f"{report.summarizer_calls} summaries computed, {report.cache_hits} reused, "
+        f"{report.embedded} vectors written in {report.seconds:.1f}s"
+    )
+    for d in report.documents:
+        for f in d.summary_failures:
+            where = " > ".join(f.get("heading_path") or []) or "(document)"
+            click.echo(
+                f"summary failed in {d.doc_id}: {f.get('level', 'node')} {where}: {f['error']}",
+                err=True,
+            )
+    if any(d.summary_failures for d in report.documents):
+        click.echo("run the same ingest again to retry only the failed summaries", err=True)
+
+
+def _dry_run(index: Index, paths: tuple[Path, ...], *, as_json: bool, how: dict[str, Any]) -> None:
+    plan = index.plan_paths(list(paths), progress=ProgressLines(sys.stderr, as_json=as_json), **how)
     data = plan.to_json()
     if as_json:
         emit_json(data)

@@ -54,12 +54,16 @@ class ParsedDocument:
         format: ``markdown``, ``html``, ``pdf`` or ``text``.
         page_starts: For formats with pages, the character offset at which each page starts
             (``page_starts[0] == 0`` is page 1); None otherwise.
+        title: The document's title where the format carries one outside its headings (a
+            PDF's outline root, first-page title or metadata); None otherwise. A single
+            top-level heading that titles the document still wins (see ``indexer.tree``).
     """
 
     text: str
     root: Section
     format: str
     page_starts: list[int] | None = None
+    title: str | None = None
 
     def pages_for(self, start: int, end: int) -> list[int] | None:
         """The ``[first, last]`` 1-based page range covering ``text[start:end]``, or None."""

@@ -41,11 +41,14 @@ _SKIP_TAGS = _names(
 # headings, and passages made of them would match every query.
 _SKIP_CLASSES = _names(
     "navheader navfooter sphinxsidebar related headerlink id_link toc contents shortcontents"
+    " toctree-wrapper"
     " nav-panel element-contents contents-heading header"
 )
 _ADMONITION_CLASSES = _names("note warning caution tip important admonition danger attention hint")
 _ADMONITION_TITLES = _names("note warning caution tip important danger")
 _SECTIONING = _names("article section main")
+# ARIA landmarks of page chrome: navigation and the page's copyright footer.
+_SKIP_ROLES = _names("navigation contentinfo")
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)""",
     re.I,
@@ -64,11 +67,15 @@ def _skipped(el: etree._Element) -> bool:
     name = el.tag
     if not isinstance(name, str):  # comments, processing instructions, entities
         return True
-    if name in _SKIP_TAGS or el.get("role") == "navigation" or el.get("hidden") is not None:
+    if name in _SKIP_TAGS or el.get("role") in _SKIP_ROLES or el.get("hidden") is not None:
         return True
-    if name in ("header", "footer"):
-        # Page banners and footers go; an article's own header (often holding its h1) stays.
+    if name == "header":
+        # Page banners go; an article's own header (often holding its h1) stays.
         return not any(p.tag in _SECTIONING for p in el.iterancestors())
+    if name == "footer":
+        # Only an article's own footer is content: themes (Sphinx's Read the Docs) wrap the
+        # page footer ("Built with Sphinx", previous/next buttons) in a <section>.
+        return not any(p.tag == "article" for p in el.iterancestors())
     return not _SKIP_CLASSES.isdisjoint(_classes(el))
 
 

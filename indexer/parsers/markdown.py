@@ -84,4 +84,19 @@ def parse_markdown(data: bytes, *, filename: str) -> ParsedDocument:
         if not title:
             continue
         headings.append(Heading(int(token.tag[1]), title, offset(begin), offset(end)))
-    return ParsedDocument(text=text, root=build_tree(headings, len(text)), format="markdown")
+    return ParsedDocument(
+        text=text,
+        root=build_tree(headings, len(text)),
+        format="markdown",
+        title=_front_matter_title(text[: front.end()]) if front else None,
+    )
+
+
+_TITLE_FIELD = re.compile(r"""^title\s*[:=]\s*["']?(.+?)["']?\s*$""", re.M)
+
+
+def _front_matter_title(front: str) -> str | None:
+    """The ``title:`` of a YAML/TOML front-matter block (static-site manuals carry their
+    printed title there, not in a heading)."""
+    m = _TITLE_FIELD.search(front)
+    return " ".join(m.group(1).split()) or None if m else None

@@ -14,6 +14,8 @@ from pypdf.generic import Destination
 from indexer.errors import ParseError, UnreadableFileError
 from indexer.parsers.base import ParsedDocument
 from indexer.parsers.numbering import find_numbered_headings
+from indexer.parsers.pdf_pages import clean_pages
+from indexer.parsers.pdf_title import pdf_title
 from indexer.parsers.tree_builder import Heading, build_tree
 
 log = logging.getLogger(__name__)
@@ -34,7 +36,6 @@ _LIGATURES = str.maketrans(
         "\u00ad": None,  # soft hyphen
     }
 )
-_DIGITS = re.compile(r"\d+")
 # What may precede an outline title on its line: a section number or a "Chapter 3" label.
 _TITLE_LABEL = re.compile(
     r"\s*(?:(?:[A-Z]|\d+)(?:\.\d+)*\.?|(?:chapter|section|part|appendix)\s+\S+\s*[:.]?)?\s*",
@@ -43,10 +44,12 @@ _TITLE_LABEL = re.compile(
 
 
 @dataclass(frozen=True)
-class _OutlineItem:
+class OutlineItem:
+    """One outline (bookmark) entry: its title, depth (1 = top) and 0-based page."""
+
     title: str
     depth: int
-    page: int  # 0-based
+    page: int
 
 
 def _clean(text: str) -> str:
@@ -90,9 +93,9 @@ def _page_texts(reader: PdfReader, filename: str) -> list[str]:
     return texts
 
 
-def _outline(reader: PdfReader) -> list[_OutlineItem]:
+def _outline(reader: PdfReader) -> list[OutlineItem]:
     """The outline flattened in document order, or [] when absent or unreadable."""
-    items: list[_OutlineItem] = []
+    items: list[OutlineItem] = []
     try:
         # Iterative pre-order walk; a list following an entry holds that entry's children.
         pending: list[tuple[object, int]] = [(node, 1) for node in reversed(reader.outline)]
@@ -106,33 +109,11 @@ def _outline(reader: PdfReader) -> list[_OutlineItem]:
             title = " ".join(_clean(str(node.title or "")).split())
             page = reader.get_destination_page_number(node)
             if title and page is not None and page >= 0:
-                items.append(_OutlineItem(title, depth, page))
+                items.append(OutlineItem(title, depth, page))
     except Exception as exc:  # a damaged outline falls back to heading detection
         log.warning("unreadable PDF outline: %s", exc)
         return []
     return items
-
-
-def _furniture(pages: list[str], page_starts: list[int]) -> frozenset[int]:
-    """Offsets of running header/footer lines.
-
-    Those are among the first or last two lines of a page and recur (digits ignored, so "Page
-    7" matches "Page 8") on at least half the pages, and on three or more.
-    """
-    edges: list[tuple[int, str]] = []
-    for page, page_start in zip(pages, page_starts, strict=True):
-        lines: list[tuple[int, str]] = []
-        pos = page_start
-        for line in page.split("\n"):
-            if line.strip():
-                lines.append((pos, _DIGITS.sub("#", line.strip())))
-            pos += len(line) + 1
-        edges.extend(lines[:2] + lines[2:][-2:])
-    counts: dict[str, int] = {}
-    for _, key in edges:
-        counts[key] = counts.get(key, 0) + 1
-    threshold = max(3, len(pages) // 2)
-    return frozenset(offset for offset, key in edges if counts[key] >= threshold)
 
 
 def _starts(pages: list[str]) -> list[int]:
@@ -143,23 +124,6 @@ def _starts(pages: list[str]) -> list[int]:
         starts.append(pos)
         pos += len(page) + len(PAGE_SEPARATOR)
     return starts
-
-
-def _without_lines(pages: list[str], starts: list[int], drop: frozenset[int]) -> list[str]:
-    """The pages without the lines that start at the offsets in ``drop``."""
-    if not drop:
-        return pages
-    out: list[str] = []
-    for page, start in zip(pages, starts, strict=True):
-        kept: list[str] = []
-        pos = start
-        for line in page.split("\n"):
-            stripped_at = pos + (len(line) - len(line.lstrip()))
-            if pos not in drop and stripped_at not in drop:
-                kept.append(line)
-            pos += len(line) + 1
-        out.append("\n".join(kept).strip("\n"))
-    return out
 
 
 def _line_at(text: str, pos: int) -> tuple[int, int]:
@@ -197,7 +161,7 @@ def _title_pattern(title: str) -> re.Pattern[str]:
 
 
 def _outline_headings(
-    items: list[_OutlineItem], text: str, page_starts: list[int], furniture: frozenset[int]
+    items: list[OutlineItem], text: str, page_starts: list[int], furniture: frozenset[int]
 ) -> list[Heading]:
     """Place each outline entry where its title occurs on (or just after) its page.
 
@@ -249,17 +213,16 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
         UnreadableFileError: The PDF is encrypted with a password.
     """
     reader = _open(data, filename)
-    pages = _page_texts(reader, filename)
-    if not any(page.strip() for page in pages):
+    raw_pages = _page_texts(reader, filename)
+    if not any(page.strip() for page in raw_pages):
         raise ParseError("no extractable text (scanned PDF?)")
-    # Running headers and footers ("Manual title", "Page 7") are dropped from the text: as
-    # passages they would match nothing useful, and they would split sentences across pages.
-    furniture = _furniture(pages, _starts(pages))
-    pages = _without_lines(pages, _starts(pages), furniture)
+    # Running headers and footers, contents and index pages are dropped from the text (see
+    # indexer.parsers.pdf_pages): as passages they match every query and mean nothing.
+    pages = clean_pages(raw_pages).pages
     page_starts = _starts(pages)
     text = PAGE_SEPARATOR.join(pages)
     items = _outline(reader)
-    furniture = frozenset()
+    furniture: frozenset[int] = frozenset()
     # A lone bookmark (often just the document title) says less than numbered headings.
     headings = _outline_headings(items, text, page_starts, furniture) if len(items) >= 2 else []
     if not headings:
@@ -275,4 +238,5 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
         root=build_tree(headings, len(text)),
         format="pdf",
         page_starts=page_starts,
+        title=pdf_title(reader, items),
     )

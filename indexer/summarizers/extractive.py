@@ -3,7 +3,10 @@
 Sentences are scored by centrality (mean TF-IDF cosine similarity to the node's other sentences,
 LexRank-style) with a small bonus for coming first in their passage, and picked greedily with
 maximal marginal relevance so that near-duplicates (passage overlaps, repeated warnings) are
-dropped. Chapter and document summaries open with the outline of what they contain. TF-IDF rather
+dropped. Sentences keep cross-references whole and lose their markup
+(:mod:`indexer.summarizers.sentences`); a transcript's candidates are its content-bearing
+statements, not its speaker turns (:mod:`indexer.summarizers.dialogue`). Chapter and document
+summaries open with the outline of what they contain. TF-IDF rather
 than sentence embeddings: embedding every sentence would roughly double the build's dominant cost.
 """
 
@@ -15,13 +18,16 @@ import numpy as np
 
 from indexer.hashing import normalize
 from indexer.summarizers.base import SummarizerIdentity, SummaryRequest, SummaryResult
-from indexer.summarizers.sentences import is_prose, split_sentences
+from indexer.summarizers.dialogue import is_content, is_dialogue, without_speakers
+from indexer.summarizers.sentences import is_prose, split_sentences, strip_markup
 from indexer.tokens import count_tokens
 
-PROMPT_VERSION = "extractive-v1"
+# v2: sentences never cut inside parentheses, markup stripped, dialogue by content sentences.
+PROMPT_VERSION = "extractive-v2"
 _OUTLINE_PREFIX = "Contents: "
 _MMR_LAMBDA = 0.7
 _MAX_OUTLINE_ITEMS = 12
+_INTRO_BONUS = 1.0
 
 
 class ExtractiveSummarizer:
@@ -65,13 +71,21 @@ class ExtractiveSummarizer:
         for _, summary in request.children:
             lines = summary.split("\n")
             sources.append(" ".join(ln for ln in lines if not ln.startswith(_OUTLINE_PREFIX)))
-        for src in sources:
-            for pos, sent in enumerate(split_sentences(src)):
+        dialogue = is_dialogue(request.passages)
+        # A chapter's or document's own text (its introduction, before the first sub-heading)
+        # says what the part covers: its sentences weigh more than its children's summaries.
+        intro = _INTRO_BONUS if request.level in ("chapter", "document") else 0.0
+        for i, src in enumerate(sources):
+            own = intro if i < len(request.passages) else 0.0
+            if dialogue:
+                src = without_speakers(src)
+            for pos, raw in enumerate(split_sentences(src)):
+                sent = strip_markup(raw)
                 key = normalize(sent).lower()
-                if key in seen or not is_prose(sent):
+                if key in seen or not is_prose(sent) or (dialogue and not is_content(sent)):
                     continue
                 seen.add(key)
-                out.append((sent, 1.0 / (1 + pos)))
+                out.append((sent, own + 1.0 / (1 + pos)))
         return out
 
 

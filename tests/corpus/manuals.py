@@ -1,0 +1,164 @@
+"""The corpus suite's manuals: real documentation from Debian packages, read where installed.
+
+Nothing of their text is in the repository. Each entry says which package installs it, what
+to ingest, and what a reader checks: the title and top-level chapters as the manual prints
+them, and the manual's own running-header strings (none may survive inside a passage).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CorpusManual:
+    """One manual of the corpus suite."""
+
+    name: str
+    package: str
+    paths: tuple[str, ...]
+    format: str
+    title: str
+    chapters: tuple[str, ...]
+    furniture: re.Pattern[str] | None = None
+    manual: bool = False  # ingested as one manual of many files
+    outline: bool = False  # a PDF with an outline (bookmarks)
+    skip_chapters: tuple[str, ...] = field(default_factory=tuple)  # not asked about
+
+    @property
+    def doc_id(self) -> str:
+        """A manual of many files is named by the suite; a single file keeps its name."""
+        return self.name if self.manual else self.paths[0].rsplit("/", 1)[-1]
+
+
+ALL_MANUALS: tuple[CorpusManual, ...] = (
+    CorpusManual(
+        name="gnuplot",
+        package="gnuplot-doc",
+        paths=("/usr/share/doc/gnuplot/gnuplot.pdf",),
+        format="pdf",
+        outline=True,
+        title="gnuplot 5.4",
+        chapters=(
+            "I Gnuplot",
+            "II Plotting styles",
+            "III Commands",
+            "IV Terminal types",
+            "V Bugs",
+            "VI Index",
+        ),
+        # "126 gnuplot 5.4" / "gnuplot 5.4 127" (CONTENTS/INDEX pages add the word)
+        furniture=re.compile(r"(?m)(?:^|\s)\d{1,3} gnuplot 5\.4(?:\s|$)|gnuplot 5\.4 \d{1,3}$"),
+        # the index's pages are a reference list, kept out of passages: nothing to summarize
+        skip_chapters=("VI Index",),
+    ),
+    CorpusManual(
+        name="libtasn1",
+        package="libtasn1-doc",
+        paths=("/usr/share/doc/libtasn1-doc/libtasn1.pdf",),
+        format="pdf",
+        outline=True,
+        title="Libtasn1",
+        chapters=(
+            "1 Introduction",
+            "2 ASN.1 structure handling",
+            "3 Utilities",
+            "4 Function reference",
+            "A Copying Information",
+            "Concept Index",
+            "Function and Data Index",
+        ),
+        furniture=re.compile(r"(?m)^(?:Chapter \d+: .{3,60} \d{1,3}|Appendix A: .{3,60} \d{1,3})$"),
+    ),
+    CorpusManual(
+        name="bzip2",
+        package="bzip2-doc",
+        paths=("/usr/share/doc/bzip2/manual.pdf.gz",),
+        format="pdf",
+        title="bzip2 and libbzip2, version 1.0.8",
+        chapters=(
+            "1. Introduction",
+            "2. How to use bzip2",
+            "3. Programming with libbzip2",
+            "4. Miscellanea",
+        ),
+        furniture=re.compile(r"(?m)^(?:How to use bzip2|Programming with libbzip2|Miscellanea)$"),
+    ),
+    CorpusManual(
+        name="bind9",
+        package="bind9-doc",
+        paths=("/usr/share/doc/bind9-doc/arm",),
+        format="html",
+        manual=True,
+        title="BIND 9 Administrator Reference Manual",
+        chapters=(
+            "1. Introduction to DNS and BIND 9",
+            "2. Resource Requirements",
+            "3. Configurations and Zone Files",
+            "4. Name Server Operations",
+            "5. DNSSEC",
+            "6. Advanced Configurations",
+            "7. Security Configurations",
+            "8. Configuration Reference",
+            "9. Troubleshooting",
+            "10. Building BIND 9",
+            "DNSSEC Guide",
+            "Manual Pages",
+            "General DNS Reference Information",
+            "Release Notes",
+            "Changelog",
+        ),
+        furniture=re.compile(r"Built with Sphinx|View page source|Previous topic|Next topic"),
+    ),
+    CorpusManual(
+        name="bash",
+        package="bash-doc",
+        paths=("/usr/share/doc/bash/bashref.html",),
+        format="html",
+        # Texinfo prints "Bash Reference Manual" on its title page and "Bash Features" as the
+        # Top node heading; the tree takes the Top node (indexer.tree.title_section).
+        title="Bash Features",
+        chapters=(
+            "1 Introduction",
+            "2 Definitions",
+            "3 Basic Shell Features",
+            "4 Shell Builtin Commands",
+            "5 Shell Variables",
+            "6 Bash Features",
+            "7 Job Control",
+            "8 Command Line Editing",
+            "9 Using History Interactively",
+            "10 Installing Bash",
+            "Appendix A Reporting Bugs",
+            "Appendix B Major Differences From The Bourne Shell",
+            "Appendix C GNU Free Documentation License",
+            "Appendix D Indexes",
+        ),
+        furniture=re.compile(r"(?m)^(?:Next: .*|Previous: .*|Up: .*)$"),
+    ),
+    CorpusManual(
+        name="docker-builder",
+        package="docker-doc",
+        paths=("/usr/share/doc/docker-doc/reference/builder.md.gz",),
+        format="markdown",
+        title="Dockerfile reference",
+        chapters=(
+            "Usage",
+            "BuildKit",
+            "Format",
+            "Parser directives",
+            "syntax",
+            "escape",
+            "Environment replacement",
+            ".dockerignore file",
+            "FROM",
+            "RUN",
+        ),
+    ),
+)
+
+# `make test-corpus CORPUS_ONLY=bzip2,libtasn1` runs a subset (results then cover only those).
+_ONLY = {n for n in os.environ.get("CORPUS_ONLY", "").split(",") if n}
+MANUALS = tuple(m for m in ALL_MANUALS if not _ONLY or m.name in _ONLY)

@@ -1,0 +1,175 @@
+"""A manual of many files ingested as one document; --sync; summaries repeating their child."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from indexer.index import Index
+from indexer.manual import reading_order
+from retriever import Retriever
+from retriever.request import QueryRequest
+from tests.helpers import run_cli, walk
+
+HASHING = {"OVERSTORY_EMBEDDER": "hashing"}
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _chapter(n: int, topic: str) -> str:
+    sentences = " ".join(
+        f"Step {i} of the {topic} procedure checks part {n}{i:02d} against its limit of "
+        f"{i * 3 + n} millimetres before the next step begins."
+        for i in range(1, 9)
+    )
+    return (
+        f"# {n} {topic.title()}\n\nThe {topic} chapter explains how the {topic} works.\n\n"
+        f"## {n}.1 {topic.title()} checks\n\n{sentences}\n\n"
+        f"## {n}.2 {topic.title()} records\n\nRecord every {topic} reading in the log. "
+        f"Keep the {topic} log for five years and show it to the inspector on request.\n"
+    )
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "pump-manual"
+    folder.mkdir()
+    for n, topic in enumerate(("intake", "impeller", "seals"), start=1):
+        (folder / f"{n:02d}-{topic}.md").write_text(_chapter(n, topic), encoding="utf-8")
+    return folder
+
+
+def test_a_folder_is_one_manual_with_chapters_in_order(fast_index: Index, tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    report = fast_index.ingest_paths([folder], manual=True)
+    assert report.ok and [d.doc_id for d in report.documents] == ["pump-manual"]
+    tree = fast_index.tree("pump-manual")
+    assert tree["level"] == "document" and tree["title"] == "pump-manual"
+    assert tree["summary"]  # the manual-level summary
+    chapters = [c for c in tree["children"] if c["level"] == "chapter"]
+    assert [c["title"] for c in chapters] == ["1 Intake", "2 Impeller", "3 Seals"]
+    assert [s["title"] for s in chapters[1]["children"] if s["level"] == "section"] == [
+        "2.1 Impeller checks",
+        "2.2 Impeller records",
+    ]
+    row = fast_index.catalog.require_document("pump-manual")
+    text = fast_index.catalog.build_text(int(row["current_build"]))
+    for node in walk(tree):
+        if node["level"] == "passage":
+            assert text[node["char_start"] : node["char_end"]] == node["text"]
+
+
+def test_a_page_edit_recomputes_only_its_path(fast_index: Index, tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    first = fast_index.ingest_paths([folder], manual=True)
+    page = folder / "02-impeller.md"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("five years", "six years"), encoding="utf-8"
+    )
+    edited = fast_index.ingest_paths([folder], manual=True)
+    doc = edited.documents[0]
+    assert doc.status == "changed"
+    # 2.2 Impeller records, 2 Impeller and the manual itself: nothing in the other pages.
+    assert edited.summarizer_calls == 3
+    assert edited.cache_hits == first.documents[0].summaries - 3
+
+
+def _page(title: str, body: str, *, nxt: str | None = None, up: str | None = None) -> str:
+    links = "".join(
+        f'<link rel="{rel}" href="{href}" />' for rel, href in (("next", nxt), ("up", up)) if href
+    )
+    return (
+        f"<html><head><title>{title} — Widget docs</title>{links}</head><body>"
+        f'<div class="navheader"><a href="index.html">Home</a></div>'
+        f"<h1>{title}</h1><p>{body}</p></body></html>"
+    )
+
+
+def test_an_html_book_follows_next_links_and_nests_by_up(tmp_path: Path) -> None:
+    book = tmp_path / "html"
+    book.mkdir()
+    pages = {
+        "index.html": _page("Widget Manual", "About widgets.", nxt="part1.html"),
+        "part1.html": _page("I. Basics", "The basics part.", nxt="ch1.html", up="index.html"),
+        "ch1.html": _page("1. Setup", "Set the widget up.", nxt="ch2.html", up="part1.html"),
+        "ch2.html": _page("2. Use", "Use the widget daily.", nxt="part2.html", up="part1.html"),
+        "part2.html": _page("II. Care", "Care for it.", nxt="index.html", up="index.html"),
+        "orphan.html": _page("Not linked", "Never reached."),
+    }
+    for name, html in pages.items():
+        (book / name).write_text(html, encoding="utf-8")
+    order = reading_order(book / "index.html", Path.read_bytes)
+    assert [(p.name, p.parent) for p in order] == [
+        ("index.html", None),
+        ("part1.html", None),
+        ("ch1.html", "part1.html"),
+        ("ch2.html", "part1.html"),
+        ("part2.html", None),
+    ]
+    store = tmp_path / "store"
+    code, report, _ = run_cli("ingest", str(book), "--manual", "--doc-id", "widget",
+                              "--store", str(store), "--json", env=HASHING)  # fmt: skip
+    assert code == 0 and [d["doc_id"] for d in report["documents"]] == ["widget"]
+    code, tree, _ = run_cli("tree", "widget", "--store", str(store), "--json", env=HASHING)
+    assert tree["title"] == "Widget Manual"
+    tops = [(c["title"], [g["title"] for g in c["children"] if g["level"] != "passage"])
+            for c in tree["children"] if c["level"] != "passage"]  # fmt: skip
+    assert tops == [("I. Basics", ["1. Setup", "2. Use"]), ("II. Care", [])]
+    assert "Never reached" not in str(tree) and "Home" not in str(tree)
+
+
+def test_sync_drops_documents_whose_files_are_gone(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name in ("pump-x200.md", "field-service-call.txt"):
+        shutil.copy(FIXTURES / name, folder / name)
+    store = tmp_path / "store"
+    run_cli("ingest", str(folder), "--store", str(store), "--json", env=HASHING)
+    (folder / "field-service-call.txt").unlink()
+    _, kept, _ = run_cli("ingest", str(folder), "--store", str(store), "--json", env=HASHING)
+    assert kept["removed"] == []  # without --sync nothing goes
+    _, synced, _ = run_cli("ingest", str(folder), "--sync", "--store", str(store), env=HASHING)
+    assert "removed   field-service-call.txt" in synced
+    _, docs, _ = run_cli("docs", "--store", str(store), "--json", env=HASHING)
+    assert [d["doc_id"] for d in docs["documents"]] == ["pump-x200.md"]
+
+
+def test_a_summary_repeating_its_only_passage_is_not_indexed(
+    fast_index: Index, tmp_path: Path
+) -> None:
+    doc = tmp_path / "short.md"
+    doc.write_text(
+        "# Guide\n\n## Alpha\n\nThe alpha valve opens at two bar.\n\n"
+        "## Beta\n\nThe beta valve closes at three bar. It is checked weekly. "
+        + " ".join(f"Sentence {i} about the beta valve and its spring." for i in range(30))
+        + "\n",
+        encoding="utf-8",
+    )
+    fast_index.ingest_paths([doc])
+    tree = fast_index.tree("short.md")
+    alpha = next(n for n in walk(tree) if n.get("title") == "Alpha")
+    assert alpha["summary"]  # kept for browsing and audit
+    found = Retriever(fast_index).query(QueryRequest(query="which valve opens at two bar", k=10))[
+        "results"
+    ]
+    assert any(r["kind"] == "passage" and "alpha valve opens" in r["text"] for r in found)
+    assert alpha["node_id"] not in {r["node_id"] for r in found}
+    # a summary of several passages is indexed as before
+    beta = next(n for n in walk(tree) if n.get("title") == "Beta")
+    assert beta["summary"] and len([c for c in beta["children"]]) > 1
+    summaries = Retriever(fast_index).query(
+        QueryRequest(query="beta valve spring", k=10, kinds=frozenset({"summary"}))
+    )["results"]
+    assert beta["node_id"] in {r["node_id"] for r in summaries}
+
+
+def test_a_themes_page_footer_is_chrome_and_an_articles_footer_is_content() -> None:
+    from indexer.parsers import parse_bytes
+
+    page = (
+        "<html><body><section class='wy-nav-content-wrap'><h1>Zones</h1><p>Zone text.</p>"
+        "<article><p>Article text.</p><footer>Article footnote.</footer></article>"
+        "<footer><div role='navigation'>Previous Next</div><div role='contentinfo'>"
+        "<p>Copyright 2026.</p></div>Built with Sphinx.</footer></section></body></html>"
+    )
+    text = parse_bytes(page.encode(), filename="zones.html").text
+    assert "Zone text." in text and "Article footnote." in text
+    assert "Built with Sphinx" not in text and "Copyright" not in text
