@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser serve test test-llm lint bench bench-lint train-mix clean
+.PHONY: install browser serve test test-llm lint bench bench-lint fit-lint train-mix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ bench: install
 bench-lint: install
 	$(BIN)/python -m benchmarks.faithfulness.run
 	$(BIN)/python -m benchmarks.faithfulness.ingest_cost
+
+# Refits the lint's condition model (indexer/lint/models/condition.json) on the planted-fault
+# benchmark's tuning half only, threshold by cross-validation there.
+fit-lint: install
+	$(BIN)/python -m benchmarks.faithfulness.fit
 
 # Fits retriever/models/intent.json and mix.json on the questions' tuning half (installs the
 # Debian documentation packages it reads, as root; caches the indexed corpus in .bench-cache/).
