@@ -9,8 +9,9 @@ the nearest span of the summary (a condition reworded as a noun phrase: "a BIND 
 own, which kind of constraint it is. The flag is raised when the rules propose it (restated, not
 kept) and the fitted decision confirms it; it never adds one. Two decisions are fitted and
 compared by cross-validation: a logistic model over all the features (fitted on every candidate,
-kept ones too, so that it sees enough cases) and a single threshold on the meaning similarity of
-the condition to the summary's closest span; the better one, or at a tie the simpler, ships. A
+kept ones too, so that it sees enough cases) and bounds on the meaning similarity of the
+condition to the summary's closest span, alone or with the share of its words anywhere in the
+summary; the best, or at a tie the simplest, ships. A
 clause whose restricting cue is lost while its words are all restated ("when the leakage
 exceeds …" for "only if the leakage exceeds …") is raised as the rules say: no span similarity
 can see a lost "only".
@@ -138,16 +139,16 @@ def features(cand: Candidate, spans: SummarySpans) -> dict[str, float]:
 
 
 class ModelDecider:
-    """A fitted decision over :data:`FEATURES`: a single threshold on one feature (raised
-    below it) or a logistic model (raised at or above its threshold), as the fit chose."""
+    """A fitted decision over :data:`FEATURES`: bounds on features (raised while each is
+    below its bound) or a logistic model (raised at or above its threshold), as the fit chose."""
 
     def __init__(self, model: dict[str, Any]) -> None:
         if list(model["features"]) != list(FEATURES):
             raise ValueError("condition model was fitted on other features; run make fit-lint")
         self.kind = str(model["kind"])
-        self.threshold = float(model["threshold"])
-        self.feature = str(model.get("feature", ""))
+        self.below = {str(k): float(v) for k, v in model.get("below", {}).items()}
         if self.kind == "logistic":
+            self.threshold = float(model["threshold"])
             self.mean = np.asarray(model["mean"], dtype=np.float64)
             self.scale = np.asarray(model["scale"], dtype=np.float64)
             self.coef = np.asarray(model["coef"], dtype=np.float64)
@@ -169,7 +170,7 @@ class ModelDecider:
         feats = features(candidate, spans)
         if self.kind == "logistic":
             return self.probability(feats) >= self.threshold
-        return feats[self.feature] < self.threshold
+        return all(feats[name] < bound for name, bound in self.below.items())
 
 
 class RulesOnly:
