@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser serve test test-corpus test-llm lint bench bench-lint bench-peer train-mix clean
+.PHONY: install browser serve test test-corpus test-llm lint bench bench-lint bench-peer fit-lint train-mix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -67,6 +67,11 @@ bench-lint: install
 # benchmarks/peer/requirements.txt, into .bench-peer-venv/). Writes benchmarks/results/peer.*.
 bench-peer: install
 	nice -n 10 $(BIN)/python -m benchmarks.peer.run
+
+# Refits the lint's condition model (indexer/lint/models/condition.json) on the planted-fault
+# benchmark's tuning half only, threshold by cross-validation there.
+fit-lint: install
+	$(BIN)/python -m benchmarks.faithfulness.fit
 
 # Fits retriever/models/intent.json and mix.json on the questions' tuning half (installs the
 # Debian documentation packages it reads, as root; caches the indexed corpus in .bench-cache/).

@@ -134,3 +134,20 @@ def test_a_correction_that_restores_the_condition_in_other_words_clears_the_flag
     assert smoothed[0].source_quote == "only if the leakage exceeds 10 drops per minute"
     restored = "Only replace the seal when more than 10 drops leak per minute."
     assert linter.lint(restored, SOURCE) == []
+
+
+def test_a_condition_restated_in_other_words_is_not_flagged_but_a_dropped_one_is() -> None:
+    """The rules alone flag "With many replicas" as dropping "In clusters with a large number of
+    replicas"; the fitted decision sees a summary span close in meaning and does not."""
+    from indexer.lint.decide import MODEL_PATH, RulesOnly
+
+    source = ["In clusters with a large number of replicas, the coordinator may delay each commit."]
+    linter = Linter.from_settings(Settings())
+    rules = Linter(linter.vectors, decider=RulesOnly())
+    restated = "With many replicas, the coordinator may delay each commit."
+    assert MODEL_PATH.exists()
+    assert [f.kind for f in rules.lint(restated, source)] == ["condition"]
+    assert linter.lint(restated, source) == []
+    dropped = linter.lint("The coordinator may delay each commit.", source)
+    assert [f.kind for f in dropped] == ["condition"]
+    assert dropped[0].source_quote == "In clusters with a large number of replicas"

@@ -120,7 +120,7 @@ def _copy(root: Path) -> Path:
 
 def export(folder: Path, target: Path) -> dict[str, Any]:
     """Write every document of ``folder`` as Overstory converts it (text, sections, passages)."""
-    from indexer.index import discover
+    from indexer.sources import discover
     from indexer.parsers.registry import parse_bytes
     from indexer.settings import Settings
     from indexer.tree import build_tree

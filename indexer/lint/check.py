@@ -29,6 +29,8 @@ from indexer.lint.cues import (
     NEGATION_IDIOMS,
     NEGATIONS,
 )
+from indexer.lint.decide import Candidate as Proposal
+from indexer.lint.decide import Decider, SummarySpans, default_decider
 from indexer.lint.flags import LintFlag
 from indexer.lint.quantities import Quantity, bare_units, codes, matches, nearest, quantities
 from indexer.lint.text import Span, clauses, content, find_phrase, sentences, stem, words
@@ -68,7 +70,11 @@ def is_addition(sentence: str) -> bool:
 
 
 def lint_summary(
-    summary: str, sources: list[str], *, vectors: SentenceVectors | None = None
+    summary: str,
+    sources: list[str],
+    *,
+    vectors: SentenceVectors | None = None,
+    decider: Decider | None = None,
 ) -> list[LintFlag]:
     """Flags for ``summary`` given the texts it was written from (passages, child summaries).
 
@@ -76,6 +82,7 @@ def lint_summary(
         summary: The summary text.
         sources: Everything the summary was written from.
         vectors: Sentence vectors for alignment by meaning (None: by shared words only).
+        decider: Decides each candidate condition flag (default: the shipped model).
 
     Returns:
         The flags, most serious kinds first; empty when nothing was found.
@@ -89,6 +96,8 @@ def lint_summary(
         s for s in sentences(summary)
         if not is_addition(s.text) and " ".join(s.text.split()) not in verbatim
     ]  # fmt: skip
+    whole = " ".join(s.text for s in sentences(summary) if not is_addition(s.text))
+    decide = _Decide(decider or default_decider(), SummarySpans(whole, vectors), whole)
     flags: list[LintFlag] = []
     for i, (sent, candidates) in enumerate(zip(said, align(said, source, vectors), strict=True)):
         restated = [c for c in candidates if c.score >= RESTATES]
@@ -96,7 +105,7 @@ def lint_summary(
         flags += _numbers(sent, candidates, ctx)
         if _OVERVIEW.match(sent.text):
             restated = []
-        flags += _conditions(sent, restated, nearby)
+        flags += _conditions(sent, restated, nearby, decide)
         flags += _negations(sent, restated, [c for c in candidates if c.score >= SUPPORTS])
         flags += _absolutes(sent, candidates, ctx)
     order = {"condition": 0, "negation": 1, "number": 2, "absolute": 3}
@@ -144,16 +153,30 @@ def _numbers(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[Lin
     return out
 
 
-def _conditions(sent: Span, restated: list[Candidate], nearby: str) -> list[LintFlag]:
+@dataclass(frozen=True)
+class _Decide:
+    decider: Decider
+    spans: SummarySpans
+    summary: str
+
+
+def _conditions(
+    sent: Span, restated: list[Candidate], nearby: str, decide: _Decide
+) -> list[LintFlag]:
     out: list[LintFlag] = []
     have = content(sent.text)
-    for cand in restated[:2]:
+    for rank, cand in enumerate(restated[:2]):
         src = cand.source.text
         for c in constraints(src):
-            if kept(c, sent.text, nearby) or not _restates(c, src, have):
-                continue
             if c.kind == "qualifier" and _absolute_in(sent.text):
                 continue  # a hedge turned into an absolute is the absolute's flag
+            share, restates = _restates(c, src, have)
+            proposal = Proposal(
+                c, src, sent.text, nearby, decide.summary, cand.score, cand.lexical, rank,
+                share, restates, kept(c, sent.text, nearby),
+            )  # fmt: skip
+            if not decide.decider.keep(proposal, decide.spans):
+                continue
             out.append(
                 LintFlag(
                     "condition", f"the source says {c.span.text!r}; the summary does not",
@@ -163,17 +186,20 @@ def _conditions(sent: Span, restated: list[Candidate], nearby: str) -> list[Lint
     return out
 
 
-def _restates(c: Constraint, source: str, have: set[str]) -> bool:
-    """True when the summary sentence restates what ``c`` restricts."""
+def _restates(c: Constraint, source: str, have: set[str]) -> tuple[float, bool]:
+    """The share of what ``c`` restricts that the summary sentence restates, and whether it is
+    enough to call it a restatement."""
     target = modified(c, source)
     if c.kind == "qualifier":
-        return bool(target) and len(target & have) / len(target) >= 0.5
+        share = len(target & have) / len(target) if target else 0.0
+        return share, share >= 0.5
     # A fronted scope ("On Windows, …") covers the whole sentence, other constraints their clause.
     inner = (k.text for k in clauses(source) if k.start <= c.span.start < k.end)
     clause = source if c.span.start == 0 else next(inner, source)
     rest = modified(c, clause) if clause != source else target
     rest -= content(c.span.text)
-    return len(rest & have) >= min(2, len(rest)) and len(rest & have) / max(1, len(rest)) >= 0.4
+    share = len(rest & have) / max(1, len(rest))
+    return share, len(rest & have) >= min(2, len(rest)) and share >= 0.4
 
 
 def _negations_in(text: str) -> tuple[int, Span | None]:

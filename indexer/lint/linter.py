@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from indexer.embedding.base import Embedder
 from indexer.lint.check import lint_summary
+from indexer.lint.decide import Decider
 from indexer.lint.flags import LintFlag
 from indexer.lint.vectors import EmbedderSentences, SentenceVectors, StaticSentences
 from indexer.settings import Settings
 
 # Part of every cached flag's inputs: flags computed by another version are recomputed.
-LINT_VERSION = "align-2"
+LINT_VERSION = "decide-1"
 
 
 class Linter:
     """Lints summaries with one alignment (static vectors, an embedder, or shared words)."""
 
-    def __init__(self, vectors: SentenceVectors | None = None) -> None:
+    def __init__(
+        self, vectors: SentenceVectors | None = None, decider: Decider | None = None
+    ) -> None:
         self.vectors = vectors
+        self.decider = decider
         self.name = f"{LINT_VERSION}/{vectors.name if vectors is not None else 'words'}"
 
     @classmethod
@@ -40,4 +44,4 @@ class Linter:
 
     def lint(self, summary: str, sources: list[str]) -> list[LintFlag]:
         """The flags of ``summary`` against ``sources`` (see :func:`lint_summary`)."""
-        return lint_summary(summary, sources, vectors=self.vectors)
+        return lint_summary(summary, sources, vectors=self.vectors, decider=self.decider)

@@ -62,6 +62,10 @@ class _Cached:
                 rows.append(v if v is not None else self._encode([s])[0])
         return np.stack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
 
+    def fresh(self, sentences: list[str]) -> np.ndarray:
+        """Vectors encoded now and not cached (word spans, seen once)."""
+        return self._encode(sentences) if sentences else np.zeros((0, 1), dtype=np.float32)
+
     def _encode(self, sentences: list[str]) -> np.ndarray:
         raise NotImplementedError
 
