@@ -243,6 +243,21 @@ def test_html_declared_charset_and_deep_nesting(tmp_path: Path) -> None:
     assert outline(doc) == [(1, "Top"), (2, "After")]
 
 
+def test_html_prefixed_names_as_xhtml_and_word_write_them(tmp_path: Path) -> None:
+    # xml:lang and xmlns: declarations (XHTML, DocBook's index page), xlink:href in inline SVG
+    # and Word's <o:p>: each once made the whole page unreadable.
+    page = """<?xml version="1.0" encoding="UTF-8"?>
+    <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en"><body>
+    <div class="index" xmlns:xlink="http://www.w3.org/1999/xlink"><h1>Index</h1>
+    <p lang="en" xml:lang="en">Spindle<o:p></o:p> speed</p>
+    <svg><use xlink:href="#icon"/></svg><h2>Seals</h2><p>Replace them yearly.</p></div>
+    </body></html>"""
+    doc = parse_file(write(tmp_path, "bookindex.html", page))
+    assert outline(doc) == [(1, "Index"), (2, "Seals")]
+    assert "Spindle speed" in doc.text and "Replace them yearly." in doc.text
+    assert_well_formed(doc)
+
+
 def test_html_two_megabytes_parse_fast(tmp_path: Path) -> None:
     parts = ['<html><body><div class="navheader">nav</div>']
     size, i = 0, 0

@@ -20,6 +20,33 @@ from indexer.parsers.tree_builder import Heading, build_tree
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
 
+class _PlainNames:
+    """A tree-building parser target that takes prefixed names (``xml:lang``, ``xlink:href``,
+    Word's ``<o:p>``) as plain HTML names.
+
+    lxml's own ``TreeBuilder`` refuses a name with a colon, and the parse then fails as a
+    whole ("missing end tags"): every XHTML page with ``xml:lang`` or an ``xmlns:`` declaration
+    would be unreadable. HTML has no namespaces, so a prefixed attribute is dropped (none is
+    read) and a prefixed tag keeps its name with the colon replaced.
+    """
+
+    def __init__(self) -> None:
+        self._builder = etree.TreeBuilder()
+
+    def start(self, tag: str, attrib: dict[str, str]) -> Any:
+        plain = {k: v for k, v in attrib.items() if ":" not in k}
+        return self._builder.start(tag.replace(":", "-"), plain)
+
+    def end(self, tag: str) -> Any:
+        return self._builder.end(tag.replace(":", "-"))
+
+    def data(self, data: str) -> None:
+        self._builder.data(data)
+
+    def close(self) -> Any:
+        return self._builder.close()
+
+
 def _names(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
@@ -346,7 +373,7 @@ def parse_html(data: bytes, *, filename: str) -> ParsedDocument:
         remove_comments=True,
         remove_pis=True,
         huge_tree=True,
-        target=etree.TreeBuilder(),
+        target=_PlainNames(),
     )
     try:
         # Fed as UTF-8 bytes with the encoding fixed, so an in-document charset is ignored.
