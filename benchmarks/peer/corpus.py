@@ -120,9 +120,9 @@ def _copy(root: Path) -> Path:
 
 def export(folder: Path, target: Path) -> dict[str, Any]:
     """Write every document of ``folder`` as Overstory converts it (text, sections, passages)."""
-    from indexer.sources import discover
     from indexer.parsers.registry import parse_bytes
     from indexer.settings import Settings
+    from indexer.sources import discover
     from indexer.tree import build_tree
 
     settings = Settings(store=target.parent / "unused-store")

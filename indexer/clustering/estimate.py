@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from indexer.clustering.base import branching_bounds
 from indexer.clustering.contiguous import contiguous_labels
-from indexer.clustering.groups import Group, cluster_node
+from indexer.clustering.groups import Group, place_clusters
 from indexer.tree import TreeNode, assign_ordinals
 
 
@@ -36,13 +36,5 @@ def estimate_cluster_levels(tree: TreeNode, *, threshold: int, branching: int) -
         passages = [c for c in node.children if c.is_passage]
         if len(passages) <= threshold:
             continue
-        clusters = [cluster_node(g, node, passages) for g in split(list(range(len(passages))))]
-        children: list[TreeNode] = []
-        for child in node.children:
-            if not child.is_passage:
-                children.append(child)
-            elif clusters:
-                children.extend(clusters)
-                clusters = []
-        node.children = children
+        place_clusters(node, split(list(range(len(passages)))), passages)
     assign_ordinals(tree)

@@ -84,3 +84,17 @@ def cluster_node(g: Group, parent: TreeNode, passages: list[TreeNode]) -> TreeNo
         pages=[min(p[0] for p in pages), max(p[-1] for p in pages)] if pages else None,
         children=kids,
     )
+
+
+def place_clusters(node: TreeNode, groups: list[Group], passages: list[TreeNode]) -> None:
+    """Replace ``node``'s direct passages by the cluster nodes of ``groups``, where the first
+    passage stood; its other children (subsections) keep their places."""
+    clusters = [cluster_node(g, node, passages) for g in groups]
+    children: list[TreeNode] = []
+    for child in node.children:
+        if not child.is_passage:
+            children.append(child)
+        elif clusters:
+            children.extend(clusters)
+            clusters = []
+    node.children = children

@@ -29,7 +29,7 @@ import numpy as np
 
 from indexer.clustering.base import Clusterer, branching_bounds, silhouette
 from indexer.clustering.contiguous import contiguous_labels
-from indexer.clustering.groups import Group, Work, cluster_node, make_work
+from indexer.clustering.groups import Group, Work, make_work, place_clusters
 from indexer.clustering.labels import cluster_titles
 from indexer.clustering.reuse import (
     NodeKey,
@@ -132,15 +132,7 @@ class ClusterRestructure:
             groups = self._split(list(range(len(passages))), work)
         groups = self._tidy(groups, work)
         self._title(groups, work, prev or [])
-        clusters = [cluster_node(g, node, passages) for g in groups]
-        children: list[TreeNode] = []
-        for child in node.children:
-            if not child.is_passage:
-                children.append(child)
-            elif clusters:
-                children.extend(clusters)
-                clusters = []
-        node.children = children
+        place_clusters(node, groups, passages)
 
     def _split(self, positions: list[int], work: Work) -> list[Group]:
         """Groups for ``positions`` (ascending), recursively until each holds few enough."""
