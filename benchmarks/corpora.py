@@ -136,10 +136,17 @@ def indexed_store(name: str, folder: Path) -> Path:
 
     store = CACHE / name / "store"
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix != ".jsonl")
-    stamp = json.dumps([(str(p.relative_to(folder)), p.stat().st_size) for p in files])
+    stamp = json.dumps(
+        {
+            "files": [(str(p.relative_to(folder)), p.stat().st_size) for p in files],
+            "indexer": _indexer_fingerprint(),
+        }
+    )
     mark = store / "bench-stamp.json"
     if mark.exists() and mark.read_text() == stamp:
         return store
+    # Built afresh: an unchanged file is skipped by its content hash, so ingesting into the old
+    # store would keep what the previous code made of it.
     shutil.rmtree(store, ignore_errors=True)
     index = Index(Settings(store=store))
     report = index.ingest_paths([folder])
@@ -147,3 +154,11 @@ def indexed_store(name: str, folder: Path) -> Path:
         raise RuntimeError(f"ingesting {folder} failed: {report.errors}")
     mark.write_text(stamp)
     return store
+
+
+def _indexer_fingerprint() -> str:
+    """A hash of the indexer's sources: a parser or summarizer change makes the store stale."""
+    from indexer.hashing import hash_bytes
+
+    sources = sorted((ROOT / "indexer").rglob("*.py"))
+    return hash_bytes(b"".join(p.read_bytes() for p in sources))
