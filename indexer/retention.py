@@ -13,6 +13,7 @@ ingest prunes the documents it published; ``overstory prune`` prunes every docum
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -142,7 +143,11 @@ def prune(
     stale: set[str] = set()
     for d in plan.dropped:
         gone = catalog.history.drop_build(
-            d.build_id, doc_id=d.doc_id, revision=d.revision, ingested_at=d.ingested_at
+            d.build_id,
+            doc_id=d.doc_id,
+            revision=d.revision,
+            ingested_at=d.ingested_at,
+            completed=d.status != "failed",
         )
         report.nodes_deleted += gone.nodes
         stale.update(gone.vector_ids)
@@ -159,5 +164,16 @@ def prune(
 
 
 def folder_bytes(folder: Path) -> int:
-    """The size of the files below a folder."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    """The size of the files below a folder.
+
+    The store is live while it is measured: a query may publish its BM25 index (renaming a
+    temporary folder) and a sweep may remove an old one, so what vanishes meanwhile counts 0.
+    """
+    total = 0
+    for parent, _dirs, files in os.walk(folder):  # os.walk skips a folder it cannot list
+        for name in files:
+            try:
+                total += os.stat(os.path.join(parent, name), follow_symlinks=False).st_size
+            except FileNotFoundError:
+                continue
+    return total

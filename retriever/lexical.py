@@ -282,16 +282,24 @@ class LexicalIndex:
 
     def _collect(self, *, keep: set[str], builds: set[int]) -> None:
         """Drop index folders of old generations and segments of builds no longer served."""
-        now = time.time()
         for p in self.folder.glob("index-*"):
-            if p.name not in keep and now - p.stat().st_mtime > _STALE_INDEX_SECONDS:
+            if p.name not in keep and _stale(p):
                 shutil.rmtree(p, ignore_errors=True)
         for p in self.folder.glob(".tmp-*"):
-            if now - p.stat().st_mtime > _STALE_INDEX_SECONDS:
+            if _stale(p):
                 shutil.rmtree(p, ignore_errors=True)
         for p in (self.folder / "segments").glob("*.npz"):
             if p.stem.isdigit() and int(p.stem) not in builds:
                 p.unlink(missing_ok=True)
+
+
+def _stale(path: Path) -> bool:
+    """Older than a reader could still be using; False for a folder already gone (a concurrent
+    publish renamed its ``.tmp-`` folder, or a concurrent sweep removed it, since the listing)."""
+    try:
+        return time.time() - path.stat().st_mtime > _STALE_INDEX_SECONDS
+    except FileNotFoundError:
+        return False
 
 
 def _top(scores: np.ndarray, state: _State, n: int) -> list[tuple[str, float]]:

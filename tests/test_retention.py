@@ -4,7 +4,9 @@ Chroma in agreement."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -82,6 +84,8 @@ def test_fifteen_revisions_keep_ten_and_the_pinned_one(tmp_path: Path) -> None:
     health = index.check()
     assert health["consistent"], health
     assert health["n_missing"] == 0 and health["n_orphans"] == 0
+    # A pruned revision still counts as one that completed (the load and crash checks ask).
+    assert {r for d, r in index.catalog.completed_revisions() if d == DOC} == set(all_revs)
 
     out = Retriever(index).query(Retriever(index).request("impeller nut torque", k=3))
     assert any("104 N·m" in r["text"] for r in out["results"] if r["kind"] == "passage")
@@ -165,3 +169,23 @@ def test_an_open_review_pins_the_revision_it_was_made_on(tmp_path: Path) -> None
     assert [r.revision for r in kept][0] == first.revision
     assert kept[0].pinned == "open review" and len(kept) == 3
     assert index.check()["consistent"]
+
+
+def test_the_store_is_measured_while_it_changes(tmp_path: Path, monkeypatch: Any) -> None:
+    # A query publishing its BM25 index renames a temporary folder while an ingest measures the
+    # store after pruning; a file or folder gone between listing and stat once failed the ingest.
+    from indexer import retention
+
+    (tmp_path / "lexical" / ".tmp-x").mkdir(parents=True)
+    (tmp_path / "kept.bin").write_bytes(b"abc")
+    (tmp_path / "lexical" / ".tmp-x" / "gone.bin").write_bytes(b"12345")
+    assert retention.folder_bytes(tmp_path) == 8
+    real_stat = os.stat
+
+    def vanishing(path: Any, **kw: Any) -> os.stat_result:
+        if str(path).endswith("gone.bin"):
+            raise FileNotFoundError(path)
+        return real_stat(path, **kw)
+
+    monkeypatch.setattr(retention.os, "stat", vanishing)
+    assert retention.folder_bytes(tmp_path) == 3

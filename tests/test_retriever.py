@@ -347,3 +347,21 @@ def test_lexical_index_rebuilt_when_files_are_lost(
     shutil.rmtree(fast_settings.store / "lexical")
     fresh = Retriever(Index(fast_settings))
     assert "E-17" in ask(fresh, "E-17", kinds=["passage"])["results"][0]["text"]
+
+
+def test_a_sweep_passes_over_lexical_folders_that_vanish_under_it(tmp_path: Any) -> None:
+    # A concurrent publish renames its .tmp- folder (or a concurrent sweep removes an old index)
+    # between the sweep's listing and its look at the folder's age: that once failed an ingest.
+    import os
+    import time
+
+    from retriever.lexical import _STALE_INDEX_SECONDS, _stale
+
+    old = tmp_path / ".tmp-old"
+    old.mkdir()
+    past = time.time() - _STALE_INDEX_SECONDS - 10
+    os.utime(old, (past, past))
+    fresh = tmp_path / ".tmp-fresh"
+    fresh.mkdir()
+    assert _stale(old) and not _stale(fresh)
+    assert _stale(tmp_path / ".tmp-renamed-meanwhile") is False

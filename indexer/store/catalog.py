@@ -347,9 +347,11 @@ class Catalog(Database):
         return row
 
     def completed_revisions(self) -> set[tuple[str, str]]:
-        """``(doc_id, revision)`` of every build that completed (served or superseded since)."""
+        """``(doc_id, revision)`` of every build that completed: served, superseded since, or
+        superseded and then dropped by the retention rule (only completed builds are pruned)."""
         rows = self.db.execute(
-            "SELECT doc_id, revision FROM builds WHERE status IN ('complete', 'superseded')"
+            "SELECT doc_id, revision FROM builds WHERE status IN ('complete', 'superseded') "
+            "UNION SELECT doc_id, revision FROM pruned_revisions"
         )
         return {(r["doc_id"], r["revision"]) for r in rows}
 

@@ -97,10 +97,17 @@ class HistoryTable:
         return out
 
     def drop_build(
-        self, build_id: int, *, doc_id: str, revision: str, ingested_at: float | None
+        self,
+        build_id: int,
+        *,
+        doc_id: str,
+        revision: str,
+        ingested_at: float | None,
+        completed: bool = True,
     ) -> DroppedBuild:
-        """Delete a superseded build and its nodes, remember it as pruned; the vector ids only
-        it referenced are returned (the caller drops them from both vector copies)."""
+        """Delete a superseded build and its nodes, remember it as pruned if it had completed
+        (a failed build was never a revision); the vector ids only it referenced are returned
+        (the caller drops them from both vector copies)."""
         with self._db.write() as db:
             served = db.execute(
                 "SELECT 1 FROM documents WHERE current_build = ?", (build_id,)
@@ -118,11 +125,12 @@ class HistoryTable:
             n = db.execute("DELETE FROM nodes WHERE build_id = ?", (build_id,)).rowcount
             db.execute("DELETE FROM builds WHERE build_id = ?", (build_id,))
             db.execute("DELETE FROM revision_changes WHERE build_id = ?", (build_id,))
-            db.execute(
-                "INSERT OR REPLACE INTO pruned_revisions (doc_id, revision, build_id,"
-                " ingested_at, pruned_at) VALUES (?, ?, ?, ?, ?)",
-                (doc_id, revision, build_id, ingested_at, time.time()),
-            )
+            if completed:
+                db.execute(
+                    "INSERT OR REPLACE INTO pruned_revisions (doc_id, revision, build_id,"
+                    " ingested_at, pruned_at) VALUES (?, ?, ?, ?, ?)",
+                    (doc_id, revision, build_id, ingested_at, time.time()),
+                )
             still = {
                 r[0]
                 for r in self._db.rows_in(
