@@ -25,7 +25,6 @@ from indexer.reports import DocumentReport
 from indexer.reviews import corrections
 from indexer.settings import Settings
 from indexer.store.catalog import Catalog
-from indexer.store.records import NewSummary
 from indexer.store.rows import node_rows
 from indexer.store.vectors.base import VectorStore
 from indexer.summarizers.base import Summarizer, SummaryRequest
@@ -324,19 +323,7 @@ def _run_summarizer(ctx: IngestContext, pending: list[SummaryRequest]) -> Comput
         batch = pending[i : i + _SUMMARY_BATCH]
         answers = asyncio.run(ctx.summarizer.summarize(batch))
         good = [r for r in answers if r.text is not None and r.error is None]
-        ctx.catalog.put_summaries(
-            NewSummary(
-                key=r.key,
-                text=str(r.text),
-                backend=ident.backend,
-                model=ident.model,
-                prompt_version=ident.prompt_version,
-                input_tokens=r.input_tokens,
-                output_tokens=r.output_tokens,
-                parts=r.parts,
-            )
-            for r in good
-        )
+        ctx.catalog.put_summaries(r.cache_record(ident) for r in good)
         texts.update((r.key, str(r.text)) for r in good)
         failures.extend(
             {"key": r.key, "error": r.error or "no text"} for r in answers if r not in good

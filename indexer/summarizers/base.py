@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from indexer.hashing import hash_parts
+from indexer.store.records import NewSummary
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,19 @@ class SummaryResult:
     input_tokens: int = 0
     output_tokens: int = 0
     parts: int = 1
+
+    def cache_record(self, identity: SummarizerIdentity) -> NewSummary:
+        """This summary as the cache stores it, under the summarizer that wrote it."""
+        return NewSummary(
+            key=self.key,
+            text=str(self.text),
+            backend=identity.backend,
+            model=identity.model,
+            prompt_version=identity.prompt_version,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            parts=self.parts,
+        )
 
 
 class Summarizer(Protocol):

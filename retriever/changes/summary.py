@@ -18,7 +18,6 @@ from indexer.diff import RevisionDiff, SectionChange
 from indexer.diff_sections import Section, changed_sentences, sentences
 from indexer.hashing import hash_parts
 from indexer.store.catalog import Catalog
-from indexer.store.records import NewSummary
 from indexer.summarizers import Summarizer
 from indexer.summarizers.base import SummaryRequest, SummaryResult
 
@@ -84,19 +83,7 @@ def _written(
             "cached": False,
             "error": result.error,
         }
-    catalog.put_summaries(
-        [
-            NewSummary(
-                key=request.key,
-                text=result.text,
-                backend=ident.backend,
-                model=ident.model,
-                prompt_version=ident.prompt_version,
-                input_tokens=result.input_tokens,
-                output_tokens=result.output_tokens,
-            )
-        ]
-    )
+    catalog.put_summaries([result.cache_record(ident)])
     return {"label": label, "text": result.text, "summarizer": ident.label, "cached": False}
 
 
