@@ -25,6 +25,7 @@ from retriever.changes import answer as answer_change
 from retriever.changes import route
 from retriever.dense import DenseSearcher
 from retriever.heads import Prepared, named_summaries, summaries_above
+from retriever.heap import settle
 from retriever.intent import Intent, IntentModel, forced_intent, level_of
 from retriever.lexical import LexicalIndex
 from retriever.mix import MixModel
@@ -224,6 +225,7 @@ class Retriever:
         if ranking.intent is not None:
             out["intent"] = ranking.intent.to_json()
         out["results"] = results
+        settle()  # the first answer loaded what the process keeps: out of the collector's walk
         return out
 
     def _apply_reviews(self, results: list[dict[str, Any]]) -> None:

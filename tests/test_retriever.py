@@ -4,6 +4,7 @@ queries, revisions and the persisted BM25 index."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -206,6 +207,21 @@ def test_expand_gives_summaries_their_best_passages(retriever: Retriever, index:
 def test_k_cuts_the_list(retriever: Retriever) -> None:
     assert len(ask(retriever, "pump", k=1)["results"]) == 1
     assert len(ask(retriever, "pump", k=7)["results"]) == 7
+
+
+def test_first_answer_freezes_what_the_process_loaded(
+    retriever: Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from retriever import heap
+
+    gc.unfreeze()
+    monkeypatch.setattr(heap, "_settled", False)
+    assert gc.get_freeze_count() == 0
+    ask(retriever, "pump")
+    frozen = gc.get_freeze_count()
+    assert frozen > 1000  # the encoder, the indexes and this test's objects
+    ask(retriever, "seal")
+    assert gc.get_freeze_count() == frozen  # once per process, not per query
 
 
 # bad queries -------------------------------------------------------------------------------
