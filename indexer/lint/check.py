@@ -28,7 +28,7 @@ from indexer.lint.decide import Decider, SummarySpans, default_decider
 from indexer.lint.flags import LintFlag
 from indexer.lint.negation import added, dropped
 from indexer.lint.quantities import Quantity, bare_units, codes, matches, nearest, quantities
-from indexer.lint.text import Span, clauses, content, find_phrase, sentences, stem, words
+from indexer.lint.text import Span, clauses, content, find_phrase, sentences, shared, stem, words
 from indexer.lint.vectors import SentenceVectors
 
 RESTATES = 0.5  # a pair scoring this much is a restatement
@@ -182,15 +182,16 @@ def _restates(c: Constraint, source: str, have: set[str]) -> tuple[float, bool]:
     enough to call it a restatement."""
     target = modified(c, source)
     if c.kind == "qualifier":
-        share = len(target & have) / len(target) if target else 0.0
+        share = len(shared(target, have)) / len(target) if target else 0.0
         return share, share >= 0.5
     # A fronted scope ("On Windows, …") covers the whole sentence, other constraints their clause.
     inner = (k.text for k in clauses(source) if k.start <= c.span.start < k.end)
     clause = source if c.span.start == 0 else next(inner, source)
     rest = modified(c, clause) if clause != source else target
     rest -= content(c.span.text)
-    share = len(rest & have) / max(1, len(rest))
-    return share, len(rest & have) >= min(2, len(rest)) and share >= 0.4
+    same = shared(rest, have)
+    share = len(same) / max(1, len(rest))
+    return share, len(same) >= min(2, len(rest)) and share >= 0.4
 
 
 def _absolutes_in(text: str) -> list[Span]:

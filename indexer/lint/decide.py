@@ -35,7 +35,7 @@ import numpy as np
 
 from indexer.lint.conditions import Constraint
 from indexer.lint.cues import CONDITIONAL, EXCEPTION, HEDGES, QUALIFIERS
-from indexer.lint.text import content, find_phrase
+from indexer.lint.text import content, find_phrase, shared
 from indexer.lint.vectors import SentenceVectors
 
 MODEL_PATH = Path(__file__).parent / "models" / "condition.json"
@@ -74,7 +74,7 @@ class Decider(Protocol):
 
 
 def _share(body: set[str], text: str) -> float:
-    return len(body & content(text)) / len(body) if body else 1.0
+    return len(shared(body, content(text))) / len(body) if body else 1.0
 
 
 def _spans(text: str) -> list[str]:
