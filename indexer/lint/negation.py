@@ -23,10 +23,10 @@ import numpy as np
 from indexer.lint.align import Candidate
 from indexer.lint.cues import IMPLICIT_NEGATIONS, NEGATION_IDIOMS, NEGATIONS
 from indexer.lint.flags import LintFlag
-from indexer.lint.text import Span, clauses, content, words
+from indexer.lint.text import Span, clauses, content, shared, words
 
 _NEGATION = re.compile(
-    r"(?<![\w'-])(?:"
+    r"(?<![\w'=-])(?:"
     + "|".join(re.escape(n) for n in sorted(NEGATIONS, key=len, reverse=True) if n != "n't")
     + r")(?![\w'-])|n't\b",
     re.IGNORECASE,
@@ -41,6 +41,7 @@ _IMPLICIT = re.compile(
 # "but not", "instead of"/"rather than" deny their object.
 _EQUIVALENTS = re.compile(r"\b(?:unless|except|instead of|rather than)\b", re.IGNORECASE)
 _NEGATIVE_AFFIX = re.compile(r"\b(?:un|non-?)[a-z]{4,}\b", re.IGNORECASE)
+_BACK = re.compile(r"\b(?:this|that|the case|so)\b", re.IGNORECASE)
 SCOPE_WORDS = 5  # words after a negation that it governs
 BEFORE_WORDS = 3  # and before it
 SIMILAR_SCOPE = 0.6  # cosine of two scopes that say the same thing (static vectors)
@@ -59,17 +60,34 @@ def negations_in(text: str) -> tuple[int, Span | None]:
     """How many negations ``text`` has (words like "refuses" count), and the first one."""
     cleaned = _cleaned(text)
     found = [Span(m.group(0), m.start(), m.end()) for m in _NEGATION.finditer(cleaned)]
-    found += [Span(m.group(0), m.start(), m.end()) for m in _IMPLICIT.finditer(cleaned)]
+    starts = {f.start for f in found}
+    found += [
+        Span(m.group(0), m.start(), m.end())
+        for m in _IMPLICIT.finditer(cleaned) if m.start() not in starts
+    ]  # fmt: skip
     first = min(found, key=lambda s: s.start) if found else None
     return len(found), first
 
 
+# "no" as a value ("set it to no", "relative to =no", "yes or no"), not a determiner.
+_VALUE_NO = re.compile(r"\s*(?:[,.;:)]|$|(?:and|or|is|as|to|for|in)\b)", re.IGNORECASE)
+
+
 def explicit(text: str) -> list[Span]:
-    """The negation words of ``text`` ("not", "never", "without", …; idioms left out)."""
+    """The negation words of ``text`` ("not", "never", "without", …; idioms and option values
+    such as "=none" or "against no" left out)."""
     cleaned = _cleaned(text)
-    return [
-        Span(text[m.start() : m.end()], m.start(), m.end()) for m in _NEGATION.finditer(cleaned)
-    ]
+    out = []
+    for m in _NEGATION.finditer(cleaned):
+        if m.group(0).lower() == "no" and _VALUE_NO.match(cleaned, m.end()):
+            continue
+        out.append(Span(text[m.start() : m.end()], m.start(), m.end()))
+    return out
+
+
+def _aside(text: str, cue: Span) -> bool:
+    """True inside brackets: an aside does not carry the statement a summary restates."""
+    return text.count("(", 0, cue.start) > text.count(")", 0, cue.start)
 
 
 def _piece(text: str, cue: Span) -> tuple[str, str]:
@@ -82,23 +100,50 @@ def _piece(text: str, cue: Span) -> tuple[str, str]:
 
 def scope(text: str, cue: Span) -> set[str]:
     """The content words a negation governs: the next few words of its phrase, and the few
-    before it (a negation after its verb: "turned off", "left disabled")."""
+    before it (a negation after its verb: "turned off", "left disabled"). A negation that
+    governs a word or none refers to its context ("but this is no longer the case"): the whole
+    sentence."""
+    found = _window(text, cue)
+    return found if len(found) > 1 else content(text)
+
+
+def _window(text: str, cue: Span) -> set[str]:
     before, after = _piece(text, cue)
     return content(" ".join(words(before)[-BEFORE_WORDS:] + words(after)[:SCOPE_WORDS]))
 
 
-def _restates_negation(clause: str, theirs: set[str], whole: str) -> int:
-    """How many negations of a summary clause govern words of the negated source clause
-    ``theirs``, counting what restates one without a negation word (an equivalent cue, or a
-    negative word the source never uses)."""
-    cues = [*explicit(clause), *_implicit(clause)]
+def _units(sentence: str) -> list[Span]:
+    """The clauses of a source sentence to check one by one; a clause whose negation refers
+    back ("but this is no longer the case") is checked with the whole sentence."""
+    parts = clauses(sentence)
+    if any(
+        len(_window(k.text, n)) <= 1 and _BACK.search(k.text)
+        for k in parts for n in explicit(k.text)
+    ):  # fmt: skip
+        return [Span(sentence, 0, len(sentence))]
+    return parts
+
+
+def _restates_negation(clause: str, negated: str, whole: str, source: set[str]) -> int:
+    """How many negations of a summary clause govern words of the negated source clause,
+    counting what restates one without a negation word (an equivalent cue, or a negative word
+    the source never uses); a word like "off" that the source clause has too restates that
+    word, not the clause's negation."""
+    theirs = content(negated)
+    own = set(words(negated))
+    cues = [*explicit(clause), *(c for c in _implicit(clause) if c.text.lower() not in own)]
     cues += [Span(m.group(0), m.start(), m.end()) for m in _EQUIVALENTS.finditer(clause)]
     cues += [
         Span(m.group(0), m.start(), m.end())
         for m in _NEGATIVE_AFFIX.finditer(clause)
         if m.group(0).lower() not in whole
     ]
-    return sum(1 for c in cues if not scope(clause, c) or scope(clause, c) & theirs)
+    # A negation counts when it governs words of the source clause, or words the source does
+    # not use at all (a paraphrase: "not given" for "not specified"), not words of another
+    # source statement ("turning fsync off" beside "without the risk").
+    return sum(
+        1 for c in cues if shared(scope(clause, c), theirs) or not shared(scope(clause, c), source)
+    )
 
 
 def _implicit(text: str) -> list[Span]:
@@ -126,10 +171,16 @@ def dropped(
     mine = clauses(sent.text)
     everywhere = [k for s in summary for k in clauses(s.text)]
     lowered = whole_source.lower()
+    every = content(whole_source)
     for c in restated[:2]:
-        for theirs in clauses(c.source.text):
+        for theirs in _units(c.source.text):
             _, cue = negations_in(theirs.text)
-            need = len([n for n in explicit(theirs.text) if not _contrastive(theirs.text, n)])
+            need = len(
+                [
+                    n for n in explicit(theirs.text)
+                    if not _contrastive(theirs.text, n) and not _aside(theirs.text, n)
+                ]
+            )  # fmt: skip
             best = max((_overlap(m.text, theirs.text) for m in mine), default=0)
             if not need or cue is None or best < 2:
                 continue
@@ -137,8 +188,9 @@ def dropped(
             # restates it as closely (a condensed summary moves a clause to another sentence).
             here = " ".join(m.text for m in mine if _overlap(m.text, theirs.text) >= 2)
             elsewhere = [k.text for k in everywhere if _overlap(k.text, theirs.text) >= best]
-            body = content(theirs.text)
-            have = max(_restates_negation(m, body, lowered) for m in [here, *elsewhere])
+            have = max(
+                _restates_negation(m, theirs.text, lowered, every) for m in [here, *elsewhere]
+            )
             if have == 0 or (need >= 2 and have < need):
                 msg = f"the source says {cue.text!r}; the summary does not"
                 out.append(
@@ -157,8 +209,11 @@ def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None
     other two, or the same meaning through the static vectors."""
     out: list[LintFlag] = []
     pool = [(k, s.text) for s in source for k in clauses(s.text)]
+    mine_words = content(sent.text)
+    near = [*near, *(s.text for s in source if len(shared(content(s.text), mine_words)) >= 3)]
     negated = [
-        (scope(k.text, cue), text in near) for k, text in pool for cue in explicit(k.text)
+        (scope(k.text, cue), text in near, _cancelled(k.text, cue))
+        for k, text in pool for cue in explicit(k.text) if not _aside(k.text, cue)
     ]  # fmt: skip
     for clause in clauses(sent.text):
         words_c = content(clause.text)
@@ -167,7 +222,7 @@ def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None
         if not close:
             continue
         for cue in explicit(clause.text):
-            if _governed(scope(clause.text, cue), negated, encode):
+            if _governed(scope(clause.text, cue), _cancelled(clause.text, cue), negated, encode):
                 continue
             best = max(close, key=lambda ks: len(content(ks[0].text) & words_c))
             msg = f"the summary says {cue.text!r}; the source does not"
@@ -180,14 +235,28 @@ def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None
     return out
 
 
-def _governed(mine: set[str], negated: list[tuple[set[str], bool]], encode: Encode | None) -> bool:
-    """True when a source negation governs what the summary's negation governs."""
+def _cancelled(clause: str, cue: Span) -> bool:
+    """True when a negation denies a negative word it governs ("does not skip" affirms)."""
+    _, after = _piece(clause, cue)
+    return _IMPLICIT.search(" ".join(words(after)[:SCOPE_WORDS])) is not None
+
+
+def _governed(
+    mine: set[str],
+    cancelled: bool,
+    negated: list[tuple[set[str], bool, bool]],
+    encode: Encode | None,
+) -> bool:
+    """True when a source negation governs what the summary's negation governs, and denies as
+    it does (a "not skip" is no "not evaluated")."""
+    negated = [n for n in negated if n[2] == cancelled]
     if not mine:
         return bool(negated)
-    for theirs, near in negated:
-        if theirs and len(mine & theirs) >= (1 if near else min(2, len(mine), len(theirs))):
+    for theirs, near, _ in negated:
+        same = shared(mine, theirs)
+        if theirs and len(same) >= (1 if near else min(2, len(mine), len(theirs))):
             return True
     if encode is None or not negated:
         return False
-    vecs = encode([" ".join(sorted(mine)), *(" ".join(sorted(t)) for t, _ in negated)])
+    vecs = encode([" ".join(sorted(mine)), *(" ".join(sorted(t)) for t, _, _ in negated)])
     return bool((vecs[1:] @ vecs[0]).max() >= SIMILAR_SCOPE)
