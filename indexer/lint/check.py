@@ -89,7 +89,7 @@ def lint_summary(
     decide = _Decide(decider or default_decider(), SummarySpans(whole, vectors), whole)
     flags: list[LintFlag] = []
     for i, (sent, candidates) in enumerate(zip(said, align(said, source, vectors), strict=True)):
-        restated = [c for c in candidates if c.score >= RESTATES]
+        restated = [c for c in candidates if _restated(c, sent.text)]
         nearby = " ".join(s.text for s in said[max(0, i - 1) : i + 2])
         flags += _numbers(sent, candidates, ctx)
         if _OVERVIEW.match(sent.text):
@@ -102,6 +102,18 @@ def lint_summary(
     order = {"condition": 0, "negation": 1, "number": 2, "absolute": 3}
     unique = {(f.kind, f.summary_text, f.summary_quote): f for f in flags}
     return sorted(unique.values(), key=lambda f: order.get(f.kind, 9))
+
+
+def _restated(c: Candidate, sentence: str) -> bool:
+    """True when the summary sentence restates the candidate source sentence: aligned well,
+    or aligned loosely and stating one of its amounts (a condensed sentence merges several
+    source sentences, each aligned less well; a shared amount anchors them)."""
+    if c.score >= RESTATES:
+        return True
+    if c.score < SUPPORTS:
+        return False
+    theirs = quantities(c.source.text)
+    return any(q.value not in (0, 1) and matches(q, theirs) for q in quantities(sentence))
 
 
 def _numbers(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[LintFlag]:
@@ -164,7 +176,7 @@ def _conditions(
             share, restates = _restates(c, src, have)
             proposal = Proposal(
                 c, src, sent.text, nearby, decide.summary, cand.score, cand.lexical, rank,
-                share, restates, kept(c, sent.text, nearby),
+                share, restates, kept(c, sent.text, nearby, src),
             )  # fmt: skip
             if not decide.decider.keep(proposal, decide.spans):
                 continue
@@ -181,13 +193,17 @@ def _restates(c: Constraint, source: str, have: set[str]) -> tuple[float, bool]:
     """The share of what ``c`` restricts that the summary sentence restates, and whether it is
     enough to call it a restatement."""
     target = modified(c, source)
-    if c.kind == "qualifier":
-        share = len(shared(target, have)) / len(target) if target else 0.0
+    if c.kind == "qualifier" and target:
+        share = len(shared(target, have)) / len(target)
         return share, share >= 0.5
-    # A fronted scope ("On Windows, …") covers the whole sentence, other constraints their clause.
-    inner = (k.text for k in clauses(source) if k.start <= c.span.start < k.end)
-    clause = source if c.span.start == 0 else next(inner, source)
-    rest = modified(c, clause) if clause != source else target
+    # A fronted scope ("On Windows, …") covers the whole sentence, other constraints (and a
+    # qualifier that governs no words of its own: "by default") their clause.
+    inner = (k for k in clauses(source) if k.start <= c.span.start < k.end)
+    clause = source if c.span.start == 0 else next(inner, Span(source, 0, len(source))).text
+    if c.kind == "qualifier":
+        rest = content(clause.replace(c.span.text, " "))
+    else:
+        rest = modified(c, clause) if clause != source else target
     rest -= content(c.span.text)
     same = shared(rest, have)
     share = len(same) / max(1, len(rest))

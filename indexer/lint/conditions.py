@@ -164,7 +164,9 @@ def _span(sentence: str, start: int, end: int) -> Span:
     return Span(text, start, start + len(text))
 
 
-def kept(constraint: Constraint, summary_sentence: str, nearby: str) -> bool:
+def kept(
+    constraint: Constraint, summary_sentence: str, nearby: str, source: str | None = None
+) -> bool:
     """True when the summary keeps ``constraint`` (see the module doc).
 
     Args:
@@ -172,6 +174,9 @@ def kept(constraint: Constraint, summary_sentence: str, nearby: str) -> bool:
         summary_sentence: The summary sentence that restates that source sentence.
         nearby: The summary sentence with its neighbours (a paraphrase may move a condition
             into the next sentence).
+        source: The source sentence: a condition's words that the rest of it also has
+            ("if mmap succeeds" in "… mmap makes files appear …") are its topic, not what the
+            condition adds, and do not keep it while its own words ("succeeds") are there.
     """
     if constraint.kind == "qualifier":
         cues = HEDGES if constraint.group[0] in _HEDGE_GROUPS else constraint.group
@@ -182,6 +187,11 @@ def kept(constraint: Constraint, summary_sentence: str, nearby: str) -> bool:
         return any(find_phrase(summary_sentence, cue) for cue in HEDGES)
     body = content(tail) | (_SWITCHES & set(words(tail)))
     have = content(nearby) | (_SWITCHES & set(words(nearby)))
+    if source is not None:
+        outside = source[: constraint.span.start] + " " + source[constraint.span.end :]
+        own = body - content(outside)
+        if own and len(own) < len(body):
+            body = own
     if len(body) <= 1:
         return bool(shared(body, have)) or any(
             find_phrase(summary_sentence, c) for c in CONDITIONAL
