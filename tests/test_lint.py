@@ -151,3 +151,57 @@ def test_a_condition_restated_in_other_words_is_not_flagged_but_a_dropped_one_is
     dropped = linter.lint("The coordinator may delay each commit.", source)
     assert [f.kind for f in dropped] == ["condition"]
     assert dropped[0].source_quote == "In clusters with a large number of replicas"
+
+
+# Negation scope, limits on amounts, compound amounts ---------------------------------------
+MEMCHECK = [
+    "The blocks pointed to by their src and dst pointers aren't allowed to overlap. "
+    "Memcheck keeps track of all heap blocks issued in response to calls to malloc/new et al. "
+    "So when the program exits, it knows which blocks have not been freed.",
+    "This minimises false error rates but can cause up to 30% performance degradation.",
+    "For example, to ignore 4 byte accesses at 8192 bytes below the stack pointer, use "
+    "--ignore-range-below-sp=8192-8189.",
+]
+
+
+def test_an_added_negation_needs_a_source_negation_about_the_same_words() -> None:
+    linter = Linter.from_settings(Settings())
+    # the source's "aren't allowed" governs the same words, in another sentence
+    assert linter.lint("Overlapping src and dst blocks are not allowed.", MEMCHECK) == []
+    # "have not been freed" governs other words than "keep track of heap blocks"
+    flags = linter.lint("Memcheck does not keep track of the heap blocks.", MEMCHECK)
+    assert [f.kind for f in flags] == ["negation"] and flags[0].summary_quote == "not"
+
+
+def test_a_dropped_negation_may_be_restated_by_an_equivalent() -> None:
+    source = ["If the output file name does not contain %p, the outputs are intermingled."]
+    assert (
+        lint_summary("Unless the file name contains %p, the outputs are intermingled.", source)
+        == []
+    )
+    flags = lint_summary("If the file name contains %p, the outputs are intermingled.", source)
+    assert [f.kind for f in flags] == ["negation"]
+
+
+def test_a_negation_that_denies_a_negative_word_is_no_negation() -> None:
+    source = ["expression2 is not evaluated if expression1 alone determines the result."]
+    assert lint_summary("expression2 is not evaluated when expression1 decides.", source) == []
+    flags = lint_summary("expression2 is not skipped when expression1 decides.", source)
+    assert [f.kind for f in flags] == ["negation"]
+
+
+def test_a_limit_dropped_from_its_amount_is_a_dropped_condition() -> None:
+    linter = Linter.from_settings(Settings())
+    kept = "Choosing yes gives the fewest false errors, at a cost of up to 30% in performance."
+    assert linter.lint(kept, MEMCHECK) == []
+    bare = linter.lint(kept.replace("up to 30%", "30%"), MEMCHECK)
+    assert [f.kind for f in bare] == ["condition"] and bare[0].source_quote is not None
+    assert "up to 30%" in bare[0].source_quote
+
+
+def test_a_compound_amount_is_its_amount() -> None:
+    linter = Linter.from_settings(Settings())
+    summary = "To ignore 4-byte accesses 8192 bytes below the stack pointer, pass 8192-8189."
+    assert linter.lint(summary, MEMCHECK) == []
+    flags = linter.lint(summary.replace("4-byte", "8-byte"), MEMCHECK)
+    assert [f.kind for f in flags] == ["number"] and flags[0].summary_quote == "8-byte"

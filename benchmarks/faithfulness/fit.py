@@ -99,6 +99,7 @@ _RESTATES = FEATURES.index("rule_restates")
 _SIM = FEATURES.index("phrase_sim")
 _LOST = FEATURES.index("cue_lost")
 _QUALIFIER = FEATURES.index("kind_qualifier")
+_AMOUNT = FEATURES.index("bare_amount")
 
 
 def _labels(
@@ -142,9 +143,15 @@ def _prob(model: dict[str, Any], rows: list[list[float]]) -> np.ndarray:
 def _best(model: dict[str, Any], s: Summary) -> float:
     """The highest probability among the candidates the rules propose (restated, not kept)."""
     proposed = [r for r in s.rows if r[_RESTATES] == 1.0 and r[_KEPT] == 0.0]
-    if any(r[_LOST] == 1.0 and r[_QUALIFIER] == 0.0 for r in proposed):
+    if any(_stands(r) for r in proposed):
         return 1.0
     return float(_prob(model, proposed).max(initial=0.0))
+
+
+def _stands(r: list[float]) -> bool:
+    """A lost restricting cue of a clause, or a limit dropped from its amount: raised as the
+    rules say (no similarity sees it)."""
+    return (r[_LOST] == 1.0 and r[_QUALIFIER] == 0.0) or r[_AMOUNT] == 1.0
 
 
 def _scored(model: dict[str, Any], triples: list[Triple]) -> list[tuple[Triple, float, float]]:
@@ -202,20 +209,26 @@ def cross_validate(triples: list[Triple]) -> dict[str, Any]:
 
 
 Bounds = dict[str, float]
-# The threshold decisions compared: a flag stands while each named feature is below its bound.
+# The threshold decisions compared: a flag stands while each named feature is below its bound;
+# with "align", a candidate the rules do not call restated is proposed too when the pair's
+# alignment reaches that bound (the summary sentence restates the source sentence by meaning).
 SHAPES: dict[str, tuple[str, ...]] = {
     "span_similarity": ("phrase_sim",),
     "span_similarity_and_words_in_summary": ("phrase_sim", "in_summary"),
+    "aligned_span_similarity_and_words_in_summary": ("phrase_sim", "in_summary", "align"),
 }
 _SUMMARY_GRID = (0.2, 0.34, 0.5, 0.67, 1.01)
+_ALIGN_GRID = (0.6, 0.7, 0.8, 0.9, 1.01)
+_ALIGN = FEATURES.index("align")
 
 
 def _confirmed(s: Summary, below: Bounds) -> bool:
     """The threshold decision on one summary (as :class:`ModelDecider` decides)."""
-    idx = {FEATURES.index(f): v for f, v in below.items()}
+    idx = {FEATURES.index(f): v for f, v in below.items() if f != "align"}
+    aligned = below.get("align", 2.0)
     return any(
-        r[_RESTATES] == 1.0 and r[_KEPT] == 0.0
-        and ((r[_LOST] == 1.0 and r[_QUALIFIER] == 0.0) or all(r[i] < v for i, v in idx.items()))
+        r[_KEPT] == 0.0 and (r[_RESTATES] == 1.0 or r[_ALIGN] >= aligned)
+        and (_stands(r) or all(r[i] < v for i, v in idx.items()))
         for r in s.rows
     )  # fmt: skip
 
@@ -227,11 +240,15 @@ def _bounds_scored(triples: list[Triple], below: Bounds) -> list[tuple[Triple, f
 
 def _bounds(triples: list[Triple], shape: tuple[str, ...]) -> Bounds:
     """The bounds that maximize the objective (at a tie, the lower ones: fewer flags)."""
-    grids = [GRID if f == "phrase_sim" else _SUMMARY_GRID for f in shape]
+    grids = [
+        GRID if f == "phrase_sim" else _ALIGN_GRID if f == "align" else _SUMMARY_GRID for f in shape
+    ]
     options = [dict(zip(shape, map(float, v), strict=True)) for v in itertools.product(*grids)]
 
     def value(b: Bounds) -> tuple[float, list[float]]:
-        return _objective(metrics(_bounds_scored(triples, b), 0.5)), [-v for v in b.values()]
+        return _objective(metrics(_bounds_scored(triples, b), 0.5)), [
+            v if k == "align" else -v for k, v in b.items()
+        ]
 
     return max(options, key=value)
 

@@ -5,8 +5,11 @@ the same summary with one planted fault. A fault counts as caught when the lint 
 the fault's kind on the faulty summary; a faithful summary counts as a false alarm when it gets
 any flag. The rules without the condition model (the previous version of this lint) and the
 previous lexical lint run on the same triples in the same run, and so does a check that
-verbatim (extractive) summaries stay clean. Results go to
-``benchmarks/results/faithfulness.json``; the held-out half is the figure to quote.
+verbatim (extractive) summaries stay clean. Two sets of triples: the first (``triples.json``,
+halves ``tuning`` and ``held_out``) and a second written later over other manuals
+(``triples_2.json``, halves ``tuning`` and ``held_out_2``); both tuning halves are tuned on, the
+held-out halves only scored. Results go to ``benchmarks/results/faithfulness.json``; the held-out
+halves are the figures to quote, ``held_out_2`` above all (the first was looked at repeatedly).
 """
 
 from __future__ import annotations
@@ -31,9 +34,15 @@ KINDS = ("condition", "number", "negation", "absolute")
 Lint = Callable[[str, list[str]], list[Any]]
 
 
+# The first set (tuning / held_out) and a second one written later over other manuals, split
+# once by a seeded hash into more tuning data and a second held-out half (held_out_2).
+SETS = ("triples.json", "triples_2.json")
+SPLITS = ("held_out", "held_out_2", "tuning")
+
+
 def load(split: str | None = None) -> list[dict[str, Any]]:
     """The triples with their source text (checked against the stored hashes)."""
-    triples = json.loads((HERE / "triples.json").read_text())["triples"]
+    triples = [t for name in SETS for t in json.loads((HERE / name).read_text())["triples"]]
     out = []
     for t in triples:
         if split and t["split"] != split:
@@ -110,7 +119,7 @@ def _rate(a: int, b: int) -> float:
 def main() -> None:
     """Run both lints on both halves and write the results."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--split", choices=("tuning", "held_out"), help="only this half")
+    parser.add_argument("--split", choices=SPLITS, help="only this half")
     parser.add_argument("--show", action="store_true", help="print misses and false alarms")
     parser.add_argument("--no-write", action="store_true", help="do not write the results")
     args = parser.parse_args()
@@ -121,7 +130,7 @@ def main() -> None:
     rules: Lint = Linter(linter.vectors, decider=RulesOnly()).lint
     baseline: Lint = old.lint_summary
     results: dict[str, Any] = {"linter": linter.name, "splits": {}}
-    for split in [args.split] if args.split else ["held_out", "tuning"]:
+    for split in [args.split] if args.split else SPLITS:
         triples = load(split)
         new_score = score(triples, new)
         results["splits"][split] = {
@@ -161,7 +170,7 @@ def _ablation(only: str | None) -> dict[str, Any]:
     for alignment in ("words", "static", "encoder"):
         linter = Linter.from_settings(Settings(lint_alignment=alignment))
         row: dict[str, Any] = {"cost_ms_per_summary": round(cost(load(), linter.lint), 3)}
-        for split in [only] if only else ["held_out", "tuning"]:
+        for split in [only] if only else SPLITS:
             triples = load(split)
             r = score(triples, linter.lint)
             row[split] = {k: v["rate"] for k, v in r["per_kind"].items()}

@@ -19,6 +19,7 @@ PACKAGES = {
     "/usr/share/doc/bash/": "bash-doc",
     "/usr/share/doc/debian-reference-en/": "debian-reference-en",
     "/usr/share/doc/debian-reference-common/": "debian-reference-en",
+    "/usr/share/doc/valgrind/": "valgrind",
 }
 
 

@@ -22,29 +22,18 @@ from dataclasses import dataclass
 
 from indexer.lint.align import Candidate, align
 from indexer.lint.conditions import Constraint, constraints, kept, modified
-from indexer.lint.cues import (
-    ABSOLUTES,
-    CHECKED_ABSOLUTES,
-    IMPLICIT_NEGATIONS,
-    NEGATION_IDIOMS,
-    NEGATIONS,
-)
+from indexer.lint.cues import ABSOLUTES, CHECKED_ABSOLUTES
 from indexer.lint.decide import Candidate as Proposal
 from indexer.lint.decide import Decider, SummarySpans, default_decider
 from indexer.lint.flags import LintFlag
+from indexer.lint.negation import added, dropped
 from indexer.lint.quantities import Quantity, bare_units, codes, matches, nearest, quantities
-from indexer.lint.text import Span, clauses, content, find_phrase, sentences, stem, words
+from indexer.lint.text import Span, clauses, content, find_phrase, sentences, shared, stem, words
 from indexer.lint.vectors import SentenceVectors
 
 RESTATES = 0.5  # a pair scoring this much is a restatement
 SUPPORTS = 0.35  # source sentences scoring this much may support an absolute
 _OUTLINE = re.compile(r"^Contents: .*?(?:; and \d+ more)?\.$")
-_NEGATION = re.compile(
-    r"(?<![\w'-])(?:"
-    + "|".join(re.escape(n) for n in sorted(NEGATIONS, key=len, reverse=True) if n != "n't")
-    + r")(?![\w'-])|n't\b",
-    re.IGNORECASE,
-)
 # A sentence that names topics ("How to replace the seals.") states no rule to weaken.
 _OVERVIEW = re.compile(
     r"^(?:how to|covers|describes|explains|lists|overview|about|this (?:section|chapter|part|"
@@ -100,17 +89,31 @@ def lint_summary(
     decide = _Decide(decider or default_decider(), SummarySpans(whole, vectors), whole)
     flags: list[LintFlag] = []
     for i, (sent, candidates) in enumerate(zip(said, align(said, source, vectors), strict=True)):
-        restated = [c for c in candidates if c.score >= RESTATES]
+        restated = [c for c in candidates if _restated(c, sent.text)]
         nearby = " ".join(s.text for s in said[max(0, i - 1) : i + 2])
         flags += _numbers(sent, candidates, ctx)
         if _OVERVIEW.match(sent.text):
             restated = []
         flags += _conditions(sent, restated, nearby, decide)
-        flags += _negations(sent, restated, [c for c in candidates if c.score >= SUPPORTS])
+        flags += dropped(sent, restated, said, joined)
+        near = [c.source.text for c in candidates if c.score >= SUPPORTS]
+        flags += added(sent, near, source, vectors.vectors if vectors is not None else None)
         flags += _absolutes(sent, candidates, ctx)
     order = {"condition": 0, "negation": 1, "number": 2, "absolute": 3}
     unique = {(f.kind, f.summary_text, f.summary_quote): f for f in flags}
     return sorted(unique.values(), key=lambda f: order.get(f.kind, 9))
+
+
+def _restated(c: Candidate, sentence: str) -> bool:
+    """True when the summary sentence restates the candidate source sentence: aligned well,
+    or aligned loosely and stating one of its amounts (a condensed sentence merges several
+    source sentences, each aligned less well; a shared amount anchors them)."""
+    if c.score >= RESTATES:
+        return True
+    if c.score < SUPPORTS:
+        return False
+    theirs = quantities(c.source.text)
+    return any(q.value not in (0, 1) and matches(q, theirs) for q in quantities(sentence))
 
 
 def _numbers(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[LintFlag]:
@@ -173,7 +176,7 @@ def _conditions(
             share, restates = _restates(c, src, have)
             proposal = Proposal(
                 c, src, sent.text, nearby, decide.summary, cand.score, cand.lexical, rank,
-                share, restates, kept(c, sent.text, nearby),
+                share, restates, kept(c, sent.text, nearby, src),
             )  # fmt: skip
             if not decide.decider.keep(proposal, decide.spans):
                 continue
@@ -190,84 +193,21 @@ def _restates(c: Constraint, source: str, have: set[str]) -> tuple[float, bool]:
     """The share of what ``c`` restricts that the summary sentence restates, and whether it is
     enough to call it a restatement."""
     target = modified(c, source)
-    if c.kind == "qualifier":
-        share = len(target & have) / len(target) if target else 0.0
+    if c.kind == "qualifier" and target:
+        share = len(shared(target, have)) / len(target)
         return share, share >= 0.5
-    # A fronted scope ("On Windows, …") covers the whole sentence, other constraints their clause.
-    inner = (k.text for k in clauses(source) if k.start <= c.span.start < k.end)
-    clause = source if c.span.start == 0 else next(inner, source)
-    rest = modified(c, clause) if clause != source else target
+    # A fronted scope ("On Windows, …") covers the whole sentence, other constraints (and a
+    # qualifier that governs no words of its own: "by default") their clause.
+    inner = (k for k in clauses(source) if k.start <= c.span.start < k.end)
+    clause = source if c.span.start == 0 else next(inner, Span(source, 0, len(source))).text
+    if c.kind == "qualifier":
+        rest = content(clause.replace(c.span.text, " "))
+    else:
+        rest = modified(c, clause) if clause != source else target
     rest -= content(c.span.text)
-    share = len(rest & have) / max(1, len(rest))
-    return share, len(rest & have) >= min(2, len(rest)) and share >= 0.4
-
-
-def _negations_in(text: str) -> tuple[int, Span | None]:
-    """How many negations ``text`` has (words like "refuses" count), and the first one."""
-    cleaned = text
-    for idiom, meaning in NEGATION_IDIOMS.items():
-        cleaned = re.sub(rf"\b{re.escape(idiom)}\b", meaning, cleaned, flags=re.IGNORECASE)
-    found = [Span(m.group(0), m.start(), m.end()) for m in _NEGATION.finditer(cleaned)]
-    for word in IMPLICIT_NEGATIONS:
-        found += [
-            Span(m.group(0), m.start(), m.end())
-            for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", cleaned, re.I)
-        ]
-    first = min(found, key=lambda s: s.start) if found else None
-    return len(found), first
-
-
-def _best(clause: Span, pool: list[Span]) -> tuple[Span | None, int]:
-    words = content(clause.text)
-    best = max(pool, key=lambda k: len(content(k.text) & words), default=None)
-    return best, len(content(best.text) & words) if best is not None else 0
-
-
-def _explicit(text: str) -> int:
-    cleaned = text
-    for idiom, meaning in NEGATION_IDIOMS.items():
-        cleaned = re.sub(rf"\b{re.escape(idiom)}\b", meaning, cleaned, flags=re.IGNORECASE)
-    return len(_NEGATION.findall(cleaned))
-
-
-def _negations(sent: Span, restated: list[Candidate], near: list[Candidate]) -> list[LintFlag]:
-    """A negated source clause restated with no negation at all ("refuses" counts as one) or
-    with fewer than its two negations (dropped), or a negation in a summary clause whose
-    nearest source clauses negate nothing explicitly (added: "not refused" for "refused")."""
-    out: list[LintFlag] = []
-    mine = clauses(sent.text)
-    pool = [(k, c.source.text) for c in restated[:2] for k in clauses(c.source.text)]
-    for theirs, src in pool:
-        _, cue = _negations_in(theirs.text)
-        best, overlap = _best(theirs, mine)
-        explicit = _explicit(theirs.text)
-        if not explicit or cue is None or best is None or overlap < 2:
-            continue
-        restating = [m for m in mine if len(content(m.text) & content(theirs.text)) >= 2]
-        have = max(_negations_in(m.text)[0] for m in restating)
-        if have == 0 or (explicit >= 2 and have < explicit):
-            msg = f"the source says {cue.text!r}; the summary does not"
-            out.append(
-                LintFlag(
-                    "negation", msg, sent.text, src, summary_quote=None, source_quote=theirs.text
-                )
-            )
-    wide = [(k, c.source.text) for c in near for k in clauses(c.source.text)]
-    for clause in mine:
-        _, cue = _negations_in(clause.text)
-        words = content(clause.text)
-        need = 2 if len(words) > 3 else 1
-        close = [(k, s) for k, s in wide if len(content(k.text) & words) >= need]
-        if not _explicit(clause.text) or cue is None or not close:
-            continue
-        best, _ = _best(clause, [k for k, _ in close])
-        if all(_explicit(k.text) == 0 for k, _ in close):
-            src = next(s for k, s in close if k == best)
-            msg = f"the summary says {cue.text!r}; the source does not"
-            out.append(
-                LintFlag("negation", msg, sent.text, src, summary_quote=cue.text, source_quote=None)
-            )
-    return out
+    same = shared(rest, have)
+    share = len(same) / max(1, len(rest))
+    return share, len(same) >= min(2, len(rest)) and share >= 0.4
 
 
 def _absolutes_in(text: str) -> list[Span]:
@@ -292,15 +232,17 @@ def _window(text: str, start: int, end: int, n: int = 4) -> set[str]:
     return {stem(w) for w in before + after} & content(text)
 
 
-def _supported(found: Span, sentence: str, support: list[str]) -> bool:
+def _supported(found: Span, sentence: str, support: list[str], *, strict: bool = False) -> bool:
     """True when a source sentence uses a word of the absolute's group about the same thing
-    (one of the words around it)."""
+    (one of the words around it; two with ``strict``, for sentences the summary sentence is not
+    aligned with)."""
     group = next(g for g in ABSOLUTES if found.text.lower() in g)
     near = _window(sentence, found.start, found.end)
+    need = min(2, len(near)) if strict else 1
     for text in support:
         for word in group:
             for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", text, re.I):
-                if not near or near & _window(text, m.start(), m.end()):
+                if not near or len(near & _window(text, m.start(), m.end())) >= need:
                     return True
     return False
 
@@ -310,7 +252,11 @@ def _absolutes(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[L
     support = [c.source.text for c in candidates if c.score >= SUPPORTS]
     best = candidates[0].source.text if candidates else None
     for found in _absolutes_in(sent.text):
+        # The restated sentences first; any source sentence may support it about the same
+        # words (a condensed summary restates several sentences in one).
         if _supported(found, sent.text, support or [s.text for s in ctx.source]):
+            continue
+        if support and _supported(found, sent.text, [s.text for s in ctx.source], strict=True):
             continue
         out.append(
             LintFlag(

@@ -21,9 +21,20 @@ from indexer.lint.cues import (
     SCOPE_PREPOSITIONS,
 )
 from indexer.lint.quantities import quantities
-from indexer.lint.text import Span, content, find_phrase, words
+from indexer.lint.text import Span, content, find_phrase, shared, words
 
 _CLAUSE_END = re.compile(r"[,;:()]|\.(?:\s|$)|\s(?:and|but|so|or)\s(?=[a-z]+\s)|$")
+# A conditional clause without a comma ends where the main clause starts: a subject and a modal
+# ("If you use the option Memcheck will run more slowly").
+_MAIN_CLAUSE = re.compile(
+    r"\s(?=(?:the\s+)?[\w-]+\s+(?:will|would|must|should|cannot|can't|won't)\b)", re.IGNORECASE
+)
+# A conditional that restates the context, not the statement ("if necessary", "if so", "if that
+# sounds odd"): nothing of the statement is conditioned on it.
+_PRO_FORMS = frozenset(
+    ["so", "not", "that", "this", "necessary", "possible", "desired", "needed", "required",
+     "applicable", "appropriate", "any", "present"]
+)  # fmt: skip
 _PHRASE_END = re.compile(r"[,;:()]|\.(?:\s|$)|\s(?:and|but|or|which|that|is|are|was|were)\s|$")
 _WORD_AT = re.compile(r"[\w'-]+")
 _SWITCHES = frozenset(["on", "off", "enabled", "disabled"])
@@ -31,6 +42,7 @@ _SWITCHES = frozenset(["on", "off", "enabled", "disabled"])
 _NEED_AMOUNT = frozenset(["above", "below", "over", "under", "exceeds", "exceed", "beyond"])
 _DEGREE = re.compile(r"(?:this|that|so|how|as|too)\s+$", re.IGNORECASE)
 _RELATIVE = re.compile(r"(?:,\s*|\()(?:which|who|where)\b|\(", re.IGNORECASE)
+_HEDGE_DETERMINERS = frozenset(["many", "some", "most", "certain", "several"])
 _HEDGE_GROUPS = frozenset(
     g[0] for g in QUALIFIERS if g[0] in ("usually", "sometimes", "some", "most", "many")
 )
@@ -71,6 +83,12 @@ def constraints(sentence: str) -> list[Constraint]:
     found: list[Constraint] = []
     for m in _CONDITIONAL_RE.finditer(sentence):
         end = _until(_CLAUSE_END, sentence, m.end() + 1)
+        main = _MAIN_CLAUSE.search(sentence, m.end() + 1, end)
+        if main and len(words(sentence[m.end() : main.start()])) >= 3:
+            end = main.start()
+        body = words(sentence[m.end() : end])
+        if body and body[0] in _PRO_FORMS and len(body) <= 3:
+            continue
         found.append(Constraint("clause", m.group(1).lower(), _span(sentence, m.start(), end)))
     for m in _EXCEPTION_RE.finditer(sentence):
         end = _until(_CLAUSE_END, sentence, m.end() + 1)
@@ -146,7 +164,9 @@ def _span(sentence: str, start: int, end: int) -> Span:
     return Span(text, start, start + len(text))
 
 
-def kept(constraint: Constraint, summary_sentence: str, nearby: str) -> bool:
+def kept(
+    constraint: Constraint, summary_sentence: str, nearby: str, source: str | None = None
+) -> bool:
     """True when the summary keeps ``constraint`` (see the module doc).
 
     Args:
@@ -154,16 +174,29 @@ def kept(constraint: Constraint, summary_sentence: str, nearby: str) -> bool:
         summary_sentence: The summary sentence that restates that source sentence.
         nearby: The summary sentence with its neighbours (a paraphrase may move a condition
             into the next sentence).
+        source: The source sentence: a condition's words that the rest of it also has
+            ("if mmap succeeds" in "… mmap makes files appear …") are its topic, not what the
+            condition adds, and do not keep it while its own words ("succeeds") are there.
     """
     if constraint.kind == "qualifier":
         cues = HEDGES if constraint.group[0] in _HEDGE_GROUPS else constraint.group
         return any(find_phrase(summary_sentence, cue) for cue in cues)
     tail = constraint.span.text[len(constraint.cue) :]
+    if constraint.kind == "scope" and set(words(tail)[:3]) & _HEDGE_DETERMINERS:
+        # "In many scenarios": a hedge, kept by any hedge ("most", "can", "often").
+        return any(find_phrase(summary_sentence, cue) for cue in HEDGES)
     body = content(tail) | (_SWITCHES & set(words(tail)))
     have = content(nearby) | (_SWITCHES & set(words(nearby)))
+    if source is not None:
+        outside = source[: constraint.span.start] + " " + source[constraint.span.end :]
+        own = body - content(outside)
+        if own and len(own) < len(body):
+            body = own
     if len(body) <= 1:
-        return body <= have or any(find_phrase(summary_sentence, c) for c in CONDITIONAL)
-    share = len(body & have) / len(body)
+        return bool(shared(body, have)) or any(
+            find_phrase(summary_sentence, c) for c in CONDITIONAL
+        )
+    share = len(shared(body, have)) / len(body)
     if "only" in constraint.cue.split():  # "only if" said as "when" loses the restriction
         only = QUALIFIERS[0]
         return share >= 0.5 and any(find_phrase(summary_sentence, c) for c in only)

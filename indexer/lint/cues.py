@@ -58,7 +58,7 @@ QUALIFIERS: tuple[tuple[str, ...], ...] = (
 
 NEGATIONS = (
     "not", "n't", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without",
-    "cannot", "no longer", "unable", "fails to", "lacks", "lack",
+    "cannot", "no longer", "unable", "fails to", "lacks", "lack", "in the absence of",
 )  # fmt: skip
 
 # Absolute groups: a summary's absolute needs one of its group in the source it restates.
@@ -66,7 +66,7 @@ ABSOLUTES: tuple[tuple[str, ...], ...] = (
     ("always", "at all times", "invariably", "in every case", "in all cases",
      "under all circumstances", "without exception", "whenever", "every time", "constantly"),
     ("all", "every", "each", "any", "whole", "entire", "everything", "everyone", "both"),
-    ("never", "none", "nothing", "no", "not any", "neither", "nobody"),
+    ("never", "none", "nothing", "no", "not any", "neither", "nobody", "not", "cannot"),
     ("completely", "entirely", "fully", "totally", "wholly", "altogether", "full", "complete"),
     ("guaranteed", "guarantee", "guarantees", "certainly", "definitely", "ensures", "ensure",
      "must", "will"),

@@ -35,15 +35,18 @@ import numpy as np
 
 from indexer.lint.conditions import Constraint
 from indexer.lint.cues import CONDITIONAL, EXCEPTION, HEDGES, QUALIFIERS
-from indexer.lint.text import content, find_phrase
+from indexer.lint.quantities import matches, quantities
+from indexer.lint.text import content, find_phrase, shared
 from indexer.lint.vectors import SentenceVectors
 
 MODEL_PATH = Path(__file__).parent / "models" / "condition.json"
 KINDS = ("clause", "exception", "qualifier", "scope")
 FEATURES = (
     "rule_kept", "rule_restates", "align", "lexical", "restate", "in_sentence", "in_nearby",
-    "in_summary", "phrase_sim", "cue_in_sentence", "kind_qualifier", "cue_lost",
+    "in_summary", "phrase_sim", "cue_in_sentence", "kind_qualifier", "cue_lost", "bare_amount",
 )  # fmt: skip
+_LIMITS = frozenset(["at most", "at least", "more than", "less than", "the lesser of",
+                     "the greater of"])  # fmt: skip
 _SPAN_WORDS = (2, 3, 4, 5, 6)
 _TOKEN = re.compile(r"\S+")
 
@@ -74,7 +77,7 @@ class Decider(Protocol):
 
 
 def _share(body: set[str], text: str) -> float:
-    return len(body & content(text)) / len(body) if body else 1.0
+    return len(shared(body, content(text))) / len(body) if body else 1.0
 
 
 def _spans(text: str) -> list[str]:
@@ -117,6 +120,19 @@ def cue_lost(c: Constraint, sentence: str) -> bool:
     return not any(find_phrase(sentence, w) for w in group)
 
 
+def bare_amount(c: Constraint, sentence: str, source: str) -> bool:
+    """True when a limit's amount is restated without the limit: "at most 1GB" said as "1GB",
+    "the maximum duration is three times the delay" as "lasts three times the delay" (the
+    amount in the limit's clause; zero is left out: "greater than zero" is said "positive")."""
+    if c.kind != "qualifier" or not c.group or c.group[0] not in _LIMITS:
+        return False
+    if not cue_lost(c, sentence):
+        return False
+    governed = re.split(r"[,;:()]|\.(?:\s|$)", source[c.span.start :], maxsplit=1)[0]
+    said = quantities(sentence)
+    return any(q.value != 0 and matches(q, said) for q in quantities(governed))
+
+
 def features(cand: Candidate, spans: SummarySpans) -> dict[str, float]:
     """The features of one candidate, by the names of :data:`FEATURES`."""
     c = cand.constraint
@@ -135,6 +151,7 @@ def features(cand: Candidate, spans: SummarySpans) -> dict[str, float]:
         "cue_in_sentence": float(any(find_phrase(cand.sentence, w) for w in cues)),
         "kind_qualifier": float(c.kind == "qualifier"),
         "cue_lost": float(cue_lost(c, cand.sentence)),
+        "bare_amount": float(bare_amount(c, cand.sentence, cand.source)),
     }
 
 
@@ -146,7 +163,11 @@ class ModelDecider:
         if list(model["features"]) != list(FEATURES):
             raise ValueError("condition model was fitted on other features; run make fit-lint")
         self.kind = str(model["kind"])
-        self.below = {str(k): float(v) for k, v in model.get("below", {}).items()}
+        bounds = {str(k): float(v) for k, v in model.get("below", {}).items()}
+        # "align" is a lower bound: a candidate the rules do not call restated is proposed
+        # when its pair is aligned at least this well.
+        self.aligned = bounds.pop("align", None)
+        self.below = bounds
         if self.kind == "logistic":
             self.threshold = float(model["threshold"])
             self.mean = np.asarray(model["mean"], dtype=np.float64)
@@ -162,10 +183,13 @@ class ModelDecider:
     def keep(self, candidate: Candidate, spans: SummarySpans) -> bool:
         """True when the rules propose the flag and the fitted decision confirms it: a lost
         restricting cue of a clause ("only if" said as "when") stands as the rules say."""
-        if not RulesOnly().keep(candidate, spans):
+        aligned = self.aligned is not None and candidate.align >= self.aligned
+        if candidate.rule_kept or not (candidate.rule_restates or aligned):
             return False
         c = candidate.constraint
         if c.kind != "qualifier" and cue_lost(c, candidate.sentence):
+            return True
+        if bare_amount(c, candidate.sentence, candidate.source):
             return True
         feats = features(candidate, spans)
         if self.kind == "logistic":

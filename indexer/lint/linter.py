@@ -10,7 +10,7 @@ from indexer.lint.vectors import EmbedderSentences, SentenceVectors, StaticSente
 from indexer.settings import Settings
 
 # Part of every cached flag's inputs: flags computed by another version are recomputed.
-LINT_VERSION = "decide-1"
+LINT_VERSION = "scope-2"
 
 
 class Linter:

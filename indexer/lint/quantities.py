@@ -52,7 +52,7 @@ _GLUED_ONLY = {"m": ("time", 60.0)}
 _WORD_NUM = "|".join(sorted(_SMALL, key=len, reverse=True))
 _DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _VALUE = (
-    rf"(?:{_DIGITS}|(?:{_WORD_NUM})(?:[- ](?:{_WORD_NUM}))?)"
+    rf"(?:{_DIGITS}|(?:{_WORD_NUM})(?:[- ](?:{_WORD_NUM}))?\b)"
     r"(?:\s+(?:thousand|million|billion|trillion))?"
 )
 _UNIT_WORDS = "|".join(
@@ -64,6 +64,9 @@ _QUANTITY = re.compile(
     rf"(?:(?P<glued>(?:{_UNIT_WORDS}|m)(?![\w·]))|\s?(?P<unit>°[CF]|%|(?:{_UNIT_WORDS})(?![\w·])))?"
     rf"(?![\w\-]*[\-_/][\w])",
     re.IGNORECASE,
+)
+_COMPOUND = re.compile(
+    rf"(?<![\w.\-])\d+(?:\.\d+)?-(?:{_UNIT_WORDS}|byte|bytes)(?![\w\-])", re.IGNORECASE
 )
 _MULTIPLE_RE = re.compile(r"\b(twice|double|triple|half)\b", re.IGNORECASE)
 _CODE = re.compile(r"[A-Za-z]+[-_]?\d[\w.-]*|\d+[-_][\w-]*[A-Za-z][\w-]*|0\d+")
@@ -100,10 +103,19 @@ def _number(text: str) -> float | None:
     return total * scale
 
 
+def _unhyphen(text: str) -> str:
+    """A compound amount ("a 4-byte read", "a 5-minute delay") as the amount it is ("4 byte"),
+    offsets kept."""
+    return _COMPOUND.sub(lambda m: m.group(0).replace("-", " ", 1), text)
+
+
 def quantities(text: str) -> list[Quantity]:
     """Every quantity in ``text``: digits, number words, ranges and multiples with units."""
     out: list[Quantity] = []
-    text = re.sub(r"\bnon-?zero\b", lambda m: "non zero".ljust(len(m.group(0))), text, flags=re.I)
+    written = text
+    # "non-zero" reads as the "zero" it negates; the replacement keeps every offset.
+    text = re.sub(r"\bnon-?zero\b", lambda m: "non zero"[-len(m.group(0)) :], text, flags=re.I)
+    text = _unhyphen(text)
     for m in _QUANTITY.finditer(text):
         word = m.group("value")
         if word.lower() == "one" and not (m.group("unit") or m.group("glued")):
@@ -116,7 +128,8 @@ def quantities(text: str) -> list[Quantity]:
         known = _UNITS.get(unit) or _GLUED_ONLY.get(unit)
         dim, factor = known if known and not (m.group("unit") and unit == "m") else (None, 1.0)
         end = m.end()
-        out.append(Quantity(m.group(0), m.start(), end, value, high, dim, value * factor))
+        as_written = written[m.start() : end]
+        out.append(Quantity(as_written, m.start(), end, value, high, dim, value * factor))
     for m in _MULTIPLE_RE.finditer(text):
         v = float(_MULTIPLE[m.group(1).lower()])
         out.append(Quantity(m.group(0), m.start(), m.end(), v, None, "multiple", v))
@@ -125,7 +138,7 @@ def quantities(text: str) -> list[Quantity]:
 
 def codes(text: str) -> set[str]:
     """Identifiers with digits in them ("PX-2041-S", "E-12", "0777"), compared as written."""
-    return {c.lower() for c in _CODE.findall(text)}
+    return {c.lower() for c in _CODE.findall(_unhyphen(text))}
 
 
 def matches(q: Quantity, others: list[Quantity]) -> bool:

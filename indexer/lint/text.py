@@ -174,6 +174,16 @@ def content(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOP and len(w) > 1}
 
 
+PREFIX = 6  # two words sharing this many first letters are one word ("complain", "complaint")
+
+
+def shared(a: set[str], b: set[str]) -> set[str]:
+    """The words of ``a`` that ``b`` has, or has with the same first :data:`PREFIX` letters (a
+    derivation the light stem leaves apart: "configure"/"configuration", "complain"/"complaint")."""
+    heads = {w[:PREFIX] for w in b if len(w) >= PREFIX}
+    return {w for w in a if w in b or (len(w) >= PREFIX and w[:PREFIX] in heads)}
+
+
 def has_phrase(text: str, phrase: str) -> bool:
     """True when ``phrase`` occurs in ``text`` as whole words (case-insensitive)."""
     return find_phrase(text, phrase) is not None

@@ -1,0 +1,262 @@
+"""Negations in both directions, each with the words it governs.
+
+A negation governs the words that follow it in its clause ("does not *keep track of heap
+blocks*"); its **scope** is their content words. A summary may say a negation differently
+("unless" for "if … does not", "except" for "but not", "without", a negative adjective such as
+"unsuitable" for "should not be used") or in another sentence than the one that restates the
+negated clause (a condensed summary merges and splits sentences), so:
+
+- **dropped**: a negated clause of a restated source sentence whose restatement, anywhere in the
+  summary, carries no negation (or fewer than the source's two);
+- **added**: a negation of the summary that no negation of the source governs the same words
+  with (by shared words or, through the static vectors, by meaning), while some source clause
+  restates the summary clause without one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from indexer.lint.align import Candidate
+from indexer.lint.cues import IMPLICIT_NEGATIONS, NEGATION_IDIOMS, NEGATIONS
+from indexer.lint.flags import LintFlag
+from indexer.lint.text import Span, clauses, content, shared, words
+
+_NEGATION = re.compile(
+    r"(?<![\w'=-])(?:"
+    + "|".join(re.escape(n) for n in sorted(NEGATIONS, key=len, reverse=True) if n != "n't")
+    + r")(?![\w'-])|n't\b",
+    re.IGNORECASE,
+)
+_IMPLICIT = re.compile(
+    r"(?<![\w'-])(?:"
+    + "|".join(re.escape(w) for w in sorted(IMPLICIT_NEGATIONS, key=len, reverse=True))
+    + r")(?![\w'-])",
+    re.IGNORECASE,
+)
+# What restates a negation without a negation word: "unless X" is "if not X", "except" is
+# "but not", "instead of"/"rather than" deny their object.
+_EQUIVALENTS = re.compile(r"\b(?:unless|except|instead of|rather than)\b", re.IGNORECASE)
+_NEGATIVE_AFFIX = re.compile(r"\b(?:un|non-?)[a-z]{4,}\b", re.IGNORECASE)
+_BACK = re.compile(r"\b(?:this|that|the case|so)\b", re.IGNORECASE)
+SCOPE_WORDS = 5  # words after a negation that it governs
+BEFORE_WORDS = 3  # and before it
+SIMILAR_SCOPE = 0.6  # cosine of two scopes that say the same thing (static vectors)
+
+Encode = Callable[[list[str]], np.ndarray]
+
+
+def _cleaned(text: str) -> str:
+    """``text`` with the idioms that do not negate ("no more than") blanked, offsets kept."""
+    for idiom in NEGATION_IDIOMS:
+        text = re.sub(rf"\b{re.escape(idiom)}\b", lambda m: " " * len(m.group(0)), text, flags=re.I)
+    return text
+
+
+def negations_in(text: str) -> tuple[int, Span | None]:
+    """How many negations ``text`` has (words like "refuses" count), and the first one."""
+    cleaned = _cleaned(text)
+    found = [Span(m.group(0), m.start(), m.end()) for m in _NEGATION.finditer(cleaned)]
+    starts = {f.start for f in found}
+    found += [
+        Span(m.group(0), m.start(), m.end())
+        for m in _IMPLICIT.finditer(cleaned) if m.start() not in starts
+    ]  # fmt: skip
+    first = min(found, key=lambda s: s.start) if found else None
+    return len(found), first
+
+
+# "no" as a value ("set it to no", "relative to =no", "yes or no"), not a determiner.
+_VALUE_NO = re.compile(r"\s*(?:[,.;:)]|$|(?:and|or|is|as|to|for|in)\b)", re.IGNORECASE)
+
+
+def explicit(text: str) -> list[Span]:
+    """The negation words of ``text`` ("not", "never", "without", …; idioms and option values
+    such as "=none" or "against no" left out)."""
+    cleaned = _cleaned(text)
+    out = []
+    for m in _NEGATION.finditer(cleaned):
+        if m.group(0).lower() == "no" and _VALUE_NO.match(cleaned, m.end()):
+            continue
+        out.append(Span(text[m.start() : m.end()], m.start(), m.end()))
+    return out
+
+
+def _aside(text: str, cue: Span) -> bool:
+    """True inside brackets: an aside does not carry the statement a summary restates."""
+    return text.count("(", 0, cue.start) > text.count(")", 0, cue.start)
+
+
+def _piece(text: str, cue: Span) -> tuple[str, str]:
+    """The words before and after a cue within its phrase (up to a comma or a bracket)."""
+    cuts = [m.end() for m in re.finditer(r"[,;:()]", text[: cue.start])]
+    stop = re.search(r"[,;:()]", text[cue.end :])
+    after = text[cue.end : cue.end + stop.start()] if stop else text[cue.end :]
+    return text[cuts[-1] if cuts else 0 : cue.start], after
+
+
+def scope(text: str, cue: Span) -> set[str]:
+    """The content words a negation governs: the next few words of its phrase, and the few
+    before it (a negation after its verb: "turned off", "left disabled"). A negation that
+    governs a word or none refers to its context ("but this is no longer the case"): the whole
+    sentence."""
+    found = _window(text, cue)
+    return found if len(found) > 1 else content(text)
+
+
+def _window(text: str, cue: Span) -> set[str]:
+    before, after = _piece(text, cue)
+    return content(" ".join(words(before)[-BEFORE_WORDS:] + words(after)[:SCOPE_WORDS]))
+
+
+def _units(sentence: str) -> list[Span]:
+    """The clauses of a source sentence to check one by one; a clause whose negation refers
+    back ("but this is no longer the case") is checked with the whole sentence."""
+    parts = clauses(sentence)
+    if any(
+        len(_window(k.text, n)) <= 1 and _BACK.search(k.text)
+        for k in parts for n in explicit(k.text)
+    ):  # fmt: skip
+        return [Span(sentence, 0, len(sentence))]
+    return parts
+
+
+def _restates_negation(clause: str, negated: str, whole: str, source: set[str]) -> int:
+    """How many negations of a summary clause govern words of the negated source clause,
+    counting what restates one without a negation word (an equivalent cue, or a negative word
+    the source never uses); a word like "off" that the source clause has too restates that
+    word, not the clause's negation."""
+    theirs = content(negated)
+    own = set(words(negated))
+    cues = [*explicit(clause), *(c for c in _implicit(clause) if c.text.lower() not in own)]
+    cues += [Span(m.group(0), m.start(), m.end()) for m in _EQUIVALENTS.finditer(clause)]
+    cues += [
+        Span(m.group(0), m.start(), m.end())
+        for m in _NEGATIVE_AFFIX.finditer(clause)
+        if m.group(0).lower() not in whole
+    ]
+    # A negation counts when it governs words of the source clause, or words the source does
+    # not use at all (a paraphrase: "not given" for "not specified"), not words of another
+    # source statement ("turning fsync off" beside "without the risk").
+    return sum(
+        1 for c in cues if shared(scope(clause, c), theirs) or not shared(scope(clause, c), source)
+    )
+
+
+def _implicit(text: str) -> list[Span]:
+    cleaned = _cleaned(text)
+    return [
+        Span(text[m.start() : m.end()], m.start(), m.end()) for m in _IMPLICIT.finditer(cleaned)
+    ]
+
+
+def _contrastive(text: str, cue: Span) -> bool:
+    """True for the "not" of "A, not B": it denies an alternative, and a summary that states A
+    alone keeps the meaning."""
+    return cue.text.lower() == "not" and re.search(r",\s*$", text[: cue.start]) is not None
+
+
+def _overlap(a: str, b: str) -> int:
+    return len(content(a) & content(b))
+
+
+def dropped(
+    sent: Span, restated: list[Candidate], summary: list[Span], whole_source: str
+) -> list[LintFlag]:
+    """Negated source clauses the summary restates without a negation (see the module doc)."""
+    out: list[LintFlag] = []
+    mine = clauses(sent.text)
+    everywhere = [k for s in summary for k in clauses(s.text)]
+    lowered = whole_source.lower()
+    every = content(whole_source)
+    for c in restated[:2]:
+        for theirs in _units(c.source.text):
+            _, cue = negations_in(theirs.text)
+            need = len(
+                [
+                    n for n in explicit(theirs.text)
+                    if not _contrastive(theirs.text, n) and not _aside(theirs.text, n)
+                ]
+            )  # fmt: skip
+            best = max((_overlap(m.text, theirs.text) for m in mine), default=0)
+            if not need or cue is None or best < 2:
+                continue
+            # Its restatements: this sentence's clauses, and any clause of the summary that
+            # restates it as closely (a condensed summary moves a clause to another sentence).
+            here = " ".join(m.text for m in mine if _overlap(m.text, theirs.text) >= 2)
+            elsewhere = [k.text for k in everywhere if _overlap(k.text, theirs.text) >= best]
+            have = max(
+                _restates_negation(m, theirs.text, lowered, every) for m in [here, *elsewhere]
+            )
+            if have == 0 or (need >= 2 and have < need):
+                msg = f"the source says {cue.text!r}; the summary does not"
+                out.append(
+                    LintFlag(
+                        "negation", msg, sent.text, c.source.text,
+                        summary_quote=None, source_quote=theirs.text,
+                    )
+                )  # fmt: skip
+    return out
+
+
+def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None) -> list[LintFlag]:
+    """Negations of the summary sentence that no negation of the source governs the words of,
+    where some source clause restates the summary clause (module doc). A negation of a source
+    sentence the summary sentence is close to (``near``) needs one governed word in common, any
+    other two, or the same meaning through the static vectors."""
+    out: list[LintFlag] = []
+    pool = [(k, s.text) for s in source for k in clauses(s.text)]
+    mine_words = content(sent.text)
+    near = [*near, *(s.text for s in source if len(shared(content(s.text), mine_words)) >= 3)]
+    negated = [
+        (scope(k.text, cue), text in near, _cancelled(k.text, cue))
+        for k, text in pool for cue in explicit(k.text) if not _aside(k.text, cue)
+    ]  # fmt: skip
+    for clause in clauses(sent.text):
+        words_c = content(clause.text)
+        need = 2 if len(words_c) > 3 else 1
+        close = [(k, s) for k, s in pool if len(content(k.text) & words_c) >= need]
+        if not close:
+            continue
+        for cue in explicit(clause.text):
+            if _governed(scope(clause.text, cue), _cancelled(clause.text, cue), negated, encode):
+                continue
+            best = max(close, key=lambda ks: len(content(ks[0].text) & words_c))
+            msg = f"the summary says {cue.text!r}; the source does not"
+            out.append(
+                LintFlag(
+                    "negation", msg, sent.text, best[1], summary_quote=cue.text, source_quote=None
+                )
+            )
+            break
+    return out
+
+
+def _cancelled(clause: str, cue: Span) -> bool:
+    """True when a negation denies a negative word it governs ("does not skip" affirms)."""
+    _, after = _piece(clause, cue)
+    return _IMPLICIT.search(" ".join(words(after)[:SCOPE_WORDS])) is not None
+
+
+def _governed(
+    mine: set[str],
+    cancelled: bool,
+    negated: list[tuple[set[str], bool, bool]],
+    encode: Encode | None,
+) -> bool:
+    """True when a source negation governs what the summary's negation governs, and denies as
+    it does (a "not skip" is no "not evaluated")."""
+    negated = [n for n in negated if n[2] == cancelled]
+    if not mine:
+        return bool(negated)
+    for theirs, near, _ in negated:
+        same = shared(mine, theirs)
+        if theirs and len(same) >= (1 if near else min(2, len(mine), len(theirs))):
+            return True
+    if encode is None or not negated:
+        return False
+    vecs = encode([" ".join(sorted(mine)), *(" ".join(sorted(t)) for t, _, _ in negated)])
+    return bool((vecs[1:] @ vecs[0]).max() >= SIMILAR_SCOPE)
