@@ -14,6 +14,7 @@ from pypdf.generic import Destination
 from indexer.errors import ParseError, UnreadableFileError
 from indexer.parsers.base import ParsedDocument
 from indexer.parsers.numbering import find_numbered_headings
+from indexer.parsers.pdf_layout import read_page
 from indexer.parsers.pdf_pages import clean_pages
 from indexer.parsers.pdf_title import pdf_title
 from indexer.parsers.tree_builder import Heading, build_tree
@@ -86,7 +87,7 @@ def _page_texts(reader: PdfReader, filename: str) -> list[str]:
     texts: list[str] = []
     for number, page in enumerate(reader.pages, start=1):
         try:
-            texts.append(_clean(page.extract_text() or ""))
+            texts.append(_clean(read_page(page)))
         except Exception as exc:  # one broken page should not lose the whole manual
             log.warning("%s: page %d: text extraction failed: %s", filename, number, exc)
             texts.append("")
