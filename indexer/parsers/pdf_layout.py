@@ -284,13 +284,18 @@ def _tables(lines: list[_Line]) -> list[str | list[str]]:
         rows, end = _cell_rows(lines, i)
         if len(rows) < 2:
             rows, end = _gap_rows(lines, i)
-        if len(rows) >= 2 and not all(_LIST_MARKER.fullmatch(r[0]) for r in rows):
+        if len(rows) >= 2 and not all(_is_marker(r[0]) for r in rows):
             out.extend(rows)
             i = end
             continue
         out.append(lines[i].text())
         i += 1
     return out
+
+
+def _is_marker(cell: str) -> bool:
+    """A list item's bullet or number: the rows are a list, not a table."""
+    return not any(c.isalnum() for c in cell) or bool(_LIST_MARKER.fullmatch(cell))
 
 
 def _cells(lines: list[_Line], i: int) -> tuple[list[list[_Line]], int]:
