@@ -168,9 +168,9 @@ ALL_MANUALS: tuple[CorpusManual, ...] = (
         package="bash-doc",
         paths=("/usr/share/doc/bash/bashref.html",),
         format="html",
-        # Texinfo prints "Bash Reference Manual" on its title page and "Bash Features" as the
-        # Top node heading; the tree takes the Top node (indexer.tree.title_section).
-        title="Bash Features",
+        # Texinfo prints "Bash Reference Manual" on its title page (and in <title>), then
+        # "Bash Features" as the Top node heading, which holds the chapters.
+        title="Bash Reference Manual",
         chapters=(
             "1 Introduction",
             "2 Definitions",
