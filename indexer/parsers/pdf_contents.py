@@ -22,6 +22,9 @@ _NUMBER = re.compile(r"(?P<number>(?:[A-Z]|\d+)(?:\.\d+)*)\.?\s+(?=\S)")
 _LABEL = re.compile(
     r"(?:(?:[A-Z]|\d+)(?:\.\d+)*\.?|(?:chapter|section|part|appendix)\s+\S+)\s+", re.I
 )
+_INDEX_LINE = re.compile(
+    r"\S.*?,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*"
+)
 _MIN_CONFIRMED = 3
 _MIN_SHARE = 0.5
 
@@ -52,7 +55,8 @@ def contents_entries(
         confirmed (an index or a list of figures is not a table of contents).
     """
     # A chapter's own contents repeats entries of the book's: each entry counts once.
-    entries = list(dict.fromkeys(e for p in reference_pages for e in _page_entries(pages[p])))
+    listed = [_page_entries(pages[p]) for p in reference_pages]
+    entries = list(dict.fromkeys(e for found in listed if _in_page_order(found) for e in found))
     if len(entries) < _MIN_CONFIRMED:
         return []
     first_body = min(reference_pages) + 1
@@ -63,7 +67,7 @@ def contents_entries(
     confirmed: list[ContentsEntry] = []
     for title, printed in entries:
         page = printed - offset
-        key = _key(title)
+        key = title_key(title)
         for p in (page, page + 1):
             if first_body <= p < len(pages) and key in lines[p]:
                 confirmed.append(ContentsEntry(title, _depth(title), p))
@@ -85,6 +89,9 @@ def _page_entries(text: str) -> list[tuple[str, int]]:
             wrapped = line and len(line) < 80 and not _REFERENCE_TITLE.fullmatch(line)
             pending = line if wrapped else ""
             continue
+        if _INDEX_LINE.fullmatch(line):
+            pending = ""
+            continue  # a back-of-book index entry ("asn1_create, 12"), not a heading
         title = match.group("title").rstrip(" .")
         if pending and not _NUMBER.match(title):
             title = f"{pending} {title}"
@@ -94,16 +101,22 @@ def _page_entries(text: str) -> list[tuple[str, int]]:
     return out
 
 
+def _in_page_order(entries: list[tuple[str, int]]) -> bool:
+    """Contents run in page order; an index (alphabetical, dot leaders too) does not."""
+    steps = list(zip(entries, entries[1:], strict=False))
+    return sum(1 for a, b in steps if a[1] <= b[1]) >= 0.8 * len(steps)
+
+
 def _line_keys(page: str) -> set[str]:
     """The keys of a page's lines, and of each two consecutive lines (a wrapped heading)."""
     lines = [ln for ln in page.split("\n") if ln.strip()]
-    keys = {_key(ln) for ln in lines}
-    keys.update(_key(f"{a} {b}") for a, b in zip(lines, lines[1:], strict=False))
+    keys = {title_key(ln) for ln in lines}
+    keys.update(title_key(f"{a} {b}") for a, b in zip(lines, lines[1:], strict=False))
     keys.discard("")
     return keys
 
 
-def _key(line: str) -> str:
+def title_key(line: str) -> str:
     """A line or title compared without case, spacing, punctuation or a section number."""
     flat = " ".join(line.split())
     flat = _LABEL.sub("", flat, count=1) if _LABEL.match(flat) else flat
@@ -114,7 +127,7 @@ def _offset(entries: list[tuple[str, int]], lines: list[set[str]], first: int) -
     """Printed page minus page index, as most entries' titles found in the body agree."""
     votes: Counter[int] = Counter()
     for title, printed in entries:
-        key = _key(title)
+        key = title_key(title)
         if not key:
             continue
         for p in range(first, len(lines)):
