@@ -97,7 +97,8 @@ def _layout_mode_pages(data: bytes) -> list[str]:
 
 
 def _overstory_pages(data: bytes) -> list[str]:
-    return [read_page(p) for p in PdfReader(io.BytesIO(data)).pages]
+    fonts: dict[Any, Any] = {}
+    return [read_page(p, fonts) for p in PdfReader(io.BytesIO(data)).pages]
 
 
 def _plumber_pages(data: bytes) -> list[str]:

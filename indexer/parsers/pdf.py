@@ -86,9 +86,10 @@ def _open(data: bytes, filename: str) -> PdfReader:
 
 def _page_texts(reader: PdfReader, filename: str) -> list[str]:
     texts: list[str] = []
+    fonts: dict[object, object] = {}  # each font measured once per document
     for number, page in enumerate(reader.pages, start=1):
         try:
-            texts.append(_clean(read_page(page)))
+            texts.append(_clean(read_page(page, fonts)))
         except Exception as exc:  # one broken page should not lose the whole manual
             log.warning("%s: page %d: text extraction failed: %s", filename, number, exc)
             texts.append("")

@@ -88,10 +88,16 @@ class _Line:
         return "".join(r.text for r in self.runs).strip()
 
 
-def read_page(page: PageObject) -> str:
-    """The page's text in reading order (pypdf's plain text when nothing needs reordering)."""
+def read_page(page: PageObject, fonts: dict[Any, Any] | None = None) -> str:
+    """The page's text in reading order (pypdf's plain text when nothing needs reordering).
+
+    Args:
+        page: The page.
+        fonts: Measured fonts by their object reference, shared by a document's pages so each
+            font is read once (a new cache per call otherwise).
+    """
     runs: list[_Run] = []
-    fonts: dict[int, Any] = {}
+    fonts = {} if fonts is None else fonts
 
     def visit(text: str, cm: list[float], tm: list[float], font: Any, size: float) -> None:
         if text:
@@ -112,11 +118,13 @@ def read_page(page: PageObject) -> str:
     return plain if ordered is None else ordered
 
 
-def _text_width(fonts: dict[int, Any], font: Any, text: str, size: float) -> float | None:
+def _text_width(fonts: dict[Any, Any], font: Any, text: str, size: float) -> float | None:
     """The text's advance in points from the font's widths, or None when unknown."""
     if _Font is None or font is None:
         return None
-    key = id(font)
+    ref = getattr(font, "indirect_reference", None)
+    # A font written inline has no reference: keyed by its object, which the reader keeps.
+    key = (ref.idnum, ref.generation) if ref is not None else ("inline", id(font))
     if key not in fonts:
         try:
             fonts[key] = _Font.from_font_resource(font)
