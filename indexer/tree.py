@@ -88,13 +88,18 @@ def build_tree(
     """The document's tree of headings and passages (not yet hashed).
 
     A single top-level heading with nothing before it is the document's title: the document node
-    takes its title and heading path, and its sub-headings become the chapters; otherwise the
+    takes its title and heading path, and its sub-headings become the chapters (a title-page
+    heading before it, when there is one, names the document instead); otherwise the
     title the format carries (``ParsedDocument.title``) is the document's. No passage is
     longer than ``chunk_tokens`` tokens or ``max_chars`` characters.
     """
     sizes = _Sizes(chunk_tokens=chunk_tokens, overlap=overlap, max_chars=max_chars)
     titled = title_section(doc.root, doc.text)
     title = titled.title if titled else doc.title
+    if titled is not None and doc.root.children[0] is not titled:
+        # A title-page heading before the titling section (Texinfo's settitle "Bash Reference
+        # Manual" before its Top node "Bash Features") is the name the manual prints.
+        title = doc.root.children[0].title
     path = [title] if title else []
     node = TreeNode(
         level=DOCUMENT,

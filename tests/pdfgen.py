@@ -23,6 +23,7 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
+from reportlab.lib.utils import simpleSplit
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
     Flowable,
@@ -208,6 +209,69 @@ def build_pdf(
 
     doc.build(markdown_flowables(src_text), onFirstPage=furniture, onLaterPages=furniture)
     return doc.placed
+
+
+def build_columns_pdf(
+    title: str,
+    paragraphs: list[str],
+    out_path: str | Path,
+    *,
+    interleave: bool = True,
+    figure_after: int | None = None,
+) -> None:
+    """Write a two-column PDF the way line-by-line producers draw one.
+
+    A full-width title heads the first page; the paragraphs fill the left column, then the
+    right, then the next page's. With ``interleave`` each text line is drawn row by row across
+    both columns (left line, right line, next row), as some word processors and converters
+    write pages, so the content stream alternates between the columns; without it each column
+    is drawn whole (as TeX does). ``figure_after`` puts a full-width caption across both
+    columns below that many rows of the first page: the text above it is read left column
+    then right column, then the caption, then the columns below it.
+    """
+    width, height = A4
+    margin, gutter, size, leading = 20 * mm, 8 * mm, 10, 13
+    column = (width - 2 * margin - gutter) / 2
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        lines.extend(simpleSplit(paragraph, "Helvetica", size, column))
+        lines.append("")
+    canv = Canvas(str(out_path), pagesize=A4, pageCompression=1, invariant=1)
+    top = height - margin - 30
+    rows = int((top - margin) / leading)
+    first = True
+    while lines:
+        if first:
+            canv.setFont("Helvetica-Bold", 18)
+            canv.drawString(margin, height - margin - 10, title)
+        bands = [rows]
+        if first and figure_after is not None:
+            bands = [figure_after, rows - figure_after - 3]
+        draws: list[tuple[float, float, str]] = []
+        y = top
+        for band_rows in bands:
+            for c in range(2):
+                for r, line in enumerate(lines[:band_rows]):
+                    x = margin + c * (column + gutter)
+                    draws.append((x, y - r * leading, line))
+                del lines[:band_rows]
+            y -= (band_rows + 1) * leading
+        if len(bands) > 1:
+            draws.append((margin, top - (figure_after + 1) * leading, FIGURE_CAPTION))
+        if interleave:
+            draws.sort(key=lambda d: (-d[1], d[0]))
+        canv.setFont("Helvetica", size)
+        for x, y_line, line in draws:
+            if line:
+                canv.drawString(x, y_line, line)
+        first = False
+        canv.showPage()
+    canv.save()
+
+
+FIGURE_CAPTION = (
+    "Figure 1: The spindle assembly seen from the operator side, with the drive belt cover removed."
+)
 
 
 def main(argv: list[str] | None = None) -> int:

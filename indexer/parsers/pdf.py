@@ -14,6 +14,8 @@ from pypdf.generic import Destination
 from indexer.errors import ParseError, UnreadableFileError
 from indexer.parsers.base import ParsedDocument
 from indexer.parsers.numbering import find_numbered_headings
+from indexer.parsers.pdf_contents import contents_entries
+from indexer.parsers.pdf_layout import read_page
 from indexer.parsers.pdf_pages import clean_pages
 from indexer.parsers.pdf_title import pdf_title
 from indexer.parsers.tree_builder import Heading, build_tree
@@ -84,9 +86,10 @@ def _open(data: bytes, filename: str) -> PdfReader:
 
 def _page_texts(reader: PdfReader, filename: str) -> list[str]:
     texts: list[str] = []
+    fonts: dict[object, object] = {}  # each font measured once per document
     for number, page in enumerate(reader.pages, start=1):
         try:
-            texts.append(_clean(page.extract_text() or ""))
+            texts.append(_clean(read_page(page, fonts)))
         except Exception as exc:  # one broken page should not lose the whole manual
             log.warning("%s: page %d: text extraction failed: %s", filename, number, exc)
             texts.append("")
@@ -218,13 +221,20 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
         raise ParseError("no extractable text (scanned PDF?)")
     # Running headers and footers, contents and index pages are dropped from the text (see
     # indexer.parsers.pdf_pages): as passages they match every query and mean nothing.
-    pages = clean_pages(raw_pages).pages
+    cleaned = clean_pages(raw_pages)
+    pages = cleaned.pages
     page_starts = _starts(pages)
     text = PAGE_SEPARATOR.join(pages)
     items = _outline(reader)
     furniture: frozenset[int] = frozenset()
     # A lone bookmark (often just the document title) says less than numbered headings.
     headings = _outline_headings(items, text, page_starts, furniture) if len(items) >= 2 else []
+    if not headings and len(items) < 2:
+        # Without an outline the printed contents, confirmed on the pages they name, are
+        # the author's own list of headings.
+        entries = contents_entries(raw_pages, pages, cleaned.reference_pages)
+        toc = [OutlineItem(e.title, e.depth, e.page) for e in entries]
+        headings = _outline_headings(toc, text, page_starts, furniture) if toc else []
     if not headings:
         headings = find_numbered_headings(
             text,

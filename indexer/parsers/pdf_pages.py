@@ -38,7 +38,7 @@ _NUMBER_TAIL = re.compile(r"\S.*?\s(\d{1,4})$")
 _PAGE_REF = r"\d{1,4}(?:\s*[-–]\s*\d{1,4})?"
 _INDEX_ENTRY = re.compile(rf"\S.*?,\s*{_PAGE_REF}(?:,\s*{_PAGE_REF})*")
 _MIN_ENTRY_LINES = 5
-_REFERENCE_TITLE = re.compile(
+REFERENCE_TITLE = re.compile(
     r"(?:table of )?contents|(?:list of )?(?:figures|tables|examples)|\w*\s*index", re.I
 )
 _HYPHENATED = re.compile(r"([A-Za-z]{2,})-\n([a-z]{2,})")
@@ -216,7 +216,7 @@ def _without_entries(page_lines: list[str], *, whole: bool) -> list[str]:
         before = first - 1
         while before >= 0 and not page_lines[before].strip():
             before -= 1
-        if before >= 0 and _REFERENCE_TITLE.fullmatch(page_lines[before].strip()):
+        if before >= 0 and REFERENCE_TITLE.fullmatch(page_lines[before].strip()):
             drop.add(before)
     return [ln for i, ln in enumerate(page_lines) if i not in drop]
 

@@ -82,5 +82,8 @@ def _largest_text(reader: PdfReader) -> str | None:
     if not pieces:
         return None
     biggest = max(size for size, _ in pieces)
-    parts = [text for size, text in pieces if size >= biggest - _SIZE_TOLERANCE]
-    return " ".join(" ".join(parts).split()) or None
+    big = [i for i, (size, _) in enumerate(pieces) if size >= biggest - _SIZE_TOLERANCE]
+    # Everything drawn between the first and the last piece of that size belongs to the title
+    # line: a logo's smaller raised letter ("L", "A", "TEX" in LaTeX's) would otherwise drop
+    # out. The runs carry their own spaces and line breaks, as in the page's text.
+    return " ".join("".join(text for _, text in pieces[big[0] : big[-1] + 1]).split()) or None
