@@ -294,7 +294,7 @@ class JobRunner:
             except Exception:  # a worker must survive anything one job does
                 log.exception("job %s: unexpected error in the runner", job_id)
             finally:
-                self.index.catalog.close()
+                self.index.catalog.release_thread()
 
     def run(self, job_id: str) -> None:
         """Run one queued job to its end (done or failed)."""

@@ -200,6 +200,7 @@ class PostgresBackend(Backend):
                     kwargs={"autocommit": True, "row_factory": _row_factory},
                     open=True,
                     name="overstory-catalog",
+                    num_workers=1,  # background connects only: statements run in callers
                 )
             return self._pool
 
@@ -263,6 +264,9 @@ class PostgresBackend(Backend):
     def compact(self) -> None:
         """``VACUUM`` (outside a transaction): dead rows' space becomes reusable."""
         self._auto.execute("VACUUM")
+
+    def release_thread(self) -> None:
+        """Nothing: a thread holds a connection only inside a transaction."""
 
     def close(self) -> None:
         """Close the pool (it opens again when the catalog is used again)."""
