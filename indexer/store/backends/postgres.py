@@ -131,7 +131,9 @@ class PgConnection:
 
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> Cursor:
         """Run one statement; its rows are fetched before it returns."""
-        return self._run(lambda conn: conn.execute(pg_sql(sql), params or None))
+        if not params:  # psycopg reads no placeholders (nor %%) in a statement without any
+            return self._run(lambda conn: conn.execute(sql))
+        return self._run(lambda conn: conn.execute(pg_sql(sql), params))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Cursor:
         """Run one statement for every row of parameters (pipelined by psycopg)."""
