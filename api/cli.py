@@ -16,6 +16,7 @@ from api.commands.encoder import export_onnx, reembed
 from api.commands.ingest import ingest
 from api.commands.keys import keys
 from api.commands.mcp import mcp_command
+from api.commands.migrate import migrate
 from api.commands.query import evaluate, query
 from api.commands.revisions import prune, revisions
 from api.commands.select import select_command
@@ -36,6 +37,7 @@ main.add_command(select_command, name="select")
 for _command in (revisions, prune):
     main.add_command(_command)
 main.add_command(mcp_command, name="mcp")
+main.add_command(migrate)
 
 
 if __name__ == "__main__":  # pragma: no cover

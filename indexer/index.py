@@ -34,6 +34,7 @@ from indexer.revisions import change_lines
 from indexer.settings import Settings
 from indexer.sources import file_error, path_sources
 from indexer.store.catalog import Catalog
+from indexer.store.location import CATALOG_FILE, catalog_location, has_catalog
 from indexer.store.vectors import VectorStore
 from indexer.store.vectors.recorded import RecordedVectorStore
 from indexer.summarizers import Summarizer, make_summarizer
@@ -428,18 +429,15 @@ class Index:
         self.catalog.close()
 
 
-CATALOG_FILE = "overstory.db"
-
-
 def open_catalog(settings: Settings) -> Catalog:
     """The catalog of the store named by the settings."""
-    return Catalog(settings.store / CATALOG_FILE)
+    return Catalog(catalog_location(settings))
 
 
 def require_store(settings: Settings) -> None:
     """NotFoundError unless the settings name an existing store (a folder with a catalog):
     commands that only read must not create an empty store for a mistyped path."""
-    if not (settings.store / CATALOG_FILE).is_file():
+    if not has_catalog(settings):
         raise NotFoundError(
             f"no Overstory store at {settings.store} (it has no {CATALOG_FILE}): check --store "
             "or OVERSTORY_STORE, or create it with overstory ingest PATH"

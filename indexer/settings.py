@@ -31,6 +31,11 @@ class Settings(BaseSettings):
 
     # storage
     store: Path = Field(Path(".overstory"), description="Folder holding the index.")
+    database_url: str = Field(
+        "",
+        description="The catalog's database: empty for the SQLite file in the store folder, or "
+        "`postgresql://user@host:port/database` (PostgreSQL, migrated by `overstory migrate`).",
+    )
     chroma_url: str | None = Field(
         None, description="URL of a Chroma server (http://host:port); embedded store when unset."
     )

@@ -7,20 +7,26 @@ summaries have known lint flags (``tests/audit_support.py``).
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from api.service.audit import audit_log, corrections, effective_summary, queue, review
-from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
+from indexer.errors import (
+    CatalogIntegrityError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+)
 from indexer.index import Index
 from indexer.reviews import review_states_by_id
 from indexer.settings import Settings
 from tests.audit_support import DOC, MANUAL, audit_index, ingest_manual, node_by_title
-from tests.helpers import run_cli
+from tests.helpers import catalog_env, run_cli
 from tests.http_support import FIXTURES, Service, service
+
+pytestmark = pytest.mark.backends
 
 
 @pytest.fixture
@@ -257,9 +263,9 @@ def test_audit_log_records_every_review_and_is_append_only(index: Index) -> None
     assert oldest["detail"]["note"] == "drops the condition"
     assert newest["detail"]["previous"]["status"] == "rejected"
     assert newest["node_id"] == node_id and newest["doc_id"] == DOC
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    with pytest.raises(CatalogIntegrityError, match="append-only"):
         index.catalog.db.execute("DELETE FROM audit_log")
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    with pytest.raises(CatalogIntegrityError, match="append-only"):
         index.catalog.db.execute("UPDATE audit_log SET actor = 'mallory'")
 
 
@@ -415,7 +421,7 @@ def test_cli_lists_the_queue_and_reviews(fast_settings: Settings) -> None:
     idx = audit_index(fast_settings)
     ingest_manual(idx)
     store = str(fast_settings.store)
-    env = {"OVERSTORY_EMBEDDER": "hashing"}
+    env = {"OVERSTORY_EMBEDDER": "hashing", **catalog_env(fast_settings)}
     _, listed, _ = run_cli("audit", "--store", store, "--limit", "2", "--json", env=env)
     assert [i["node"]["title"] for i in listed["items"]] == ["1.1 Replacement", "1.2 Inspection"]
     node_id = listed["items"][1]["node"]["node_id"]

@@ -26,7 +26,6 @@ import fcntl
 import logging
 import os
 import queue
-import sqlite3
 import threading
 import time
 import uuid
@@ -38,6 +37,7 @@ from typing import IO, Any
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import (
     BadInputError,
+    CatalogUnavailableError,
     ConfigError,
     ConflictError,
     JobSupersededError,
@@ -294,7 +294,7 @@ class JobRunner:
             except Exception:  # a worker must survive anything one job does
                 log.exception("job %s: unexpected error in the runner", job_id)
             finally:
-                self.index.catalog.close()
+                self.index.catalog.release_thread()
 
     def run(self, job_id: str) -> None:
         """Run one queued job to its end (done or failed)."""
@@ -384,7 +384,7 @@ class _ProgressTracker:
         if changed or now - self._written >= _PROGRESS_EVERY:
             self._written = now
             # progress is advisory; the ingest must not fail for it
-            with contextlib.suppress(sqlite3.OperationalError):
+            with contextlib.suppress(CatalogUnavailableError):
                 self.store.set_progress(self.job_id, self.snapshot())
 
     def snapshot(self) -> dict[str, Any]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from indexer.errors import JobInterruptedError, NotFoundError
+from indexer.store.backends import Row
 
 if TYPE_CHECKING:
     from indexer.store.db import Database
@@ -55,7 +55,7 @@ class Job:
         }
 
 
-def _job(row: sqlite3.Row) -> Job:
+def _job(row: Row) -> Job:
     return Job(
         job_id=row["job_id"],
         doc_id=row["doc_id"],
@@ -254,7 +254,9 @@ class JobStore:
         with self.catalog.write() as db:
             db.execute(
                 "INSERT INTO publishes (doc_id, as_of, revision) VALUES (?, ?, ?)"
-                " ON CONFLICT (doc_id) DO UPDATE SET as_of = MAX(as_of, excluded.as_of),"
+                " ON CONFLICT (doc_id) DO UPDATE SET as_of = CASE"
+                " WHEN excluded.as_of > publishes.as_of THEN excluded.as_of"
+                " ELSE publishes.as_of END,"
                 " revision = excluded.revision",
                 (doc_id, as_of, revision),
             )

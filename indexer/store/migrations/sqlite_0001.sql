@@ -1,4 +1,6 @@
--- SQLite is the system of record; Chroma holds derived vectors only.
+-- The baseline catalog (revision 0001) on SQLite: the schema as it was before migrations, so a
+-- store made then upgrades in place (every statement is IF NOT EXISTS). SQLite is the system of
+-- record by default; Chroma holds derived vectors only.
 CREATE TABLE IF NOT EXISTS documents (
     doc_id        TEXT PRIMARY KEY,
     source        TEXT NOT NULL,
