@@ -22,7 +22,7 @@ from indexer.clustering import make_restructure
 from indexer.doc_ids import normalize_doc_id
 from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import Reembedded, encode_into, reembed, require_encoder
-from indexer.errors import NotFoundError, OverstoryError
+from indexer.errors import ConfigError, NotFoundError, OverstoryError
 from indexer.hashing import hash_bytes
 from indexer.ingest import IngestContext, Restructure, ingest_document, ingest_source
 from indexer.lint import Linter
@@ -432,14 +432,17 @@ CATALOG_FILE = "overstory.db"
 
 
 def open_catalog(settings: Settings) -> Catalog:
-    """The catalog of the store named by the settings."""
-    return Catalog(settings.store / CATALOG_FILE)
+    """The catalog: ``database_url`` (``sqlite:///`` URLs here), else the store's own file."""
+    url = settings.database_url or f"sqlite:///{settings.store / CATALOG_FILE}"
+    if not url.startswith("sqlite:///"):
+        raise ConfigError(f"unsupported database_url {url!r}: expected sqlite:///PATH")
+    return Catalog(Path(url.removeprefix("sqlite:///")))
 
 
 def require_store(settings: Settings) -> None:
     """NotFoundError unless the settings name an existing store (a folder with a catalog):
     commands that only read must not create an empty store for a mistyped path."""
-    if not (settings.store / CATALOG_FILE).is_file():
+    if settings.database_url is None and not (settings.store / CATALOG_FILE).is_file():
         raise NotFoundError(
             f"no Overstory store at {settings.store} (it has no {CATALOG_FILE}): check --store "
             "or OVERSTORY_STORE, or create it with overstory ingest PATH"

@@ -251,6 +251,44 @@ class Settings(BaseSettings):
         16, ge=1, description="Jobs queued or running before an upload is refused with 429."
     )
 
+    # several processes: workers and replicas (README "Several machines: workers and replicas")
+    database_url: str | None = Field(
+        None,
+        description="The catalog: `sqlite:///path/to/overstory.db` or a PostgreSQL URL; default "
+        "`<store>/overstory.db`. Replicas and workers that share it share every job, key and "
+        "review.",
+    )
+    run_jobs: bool | None = Field(
+        None,
+        description="Whether `overstory serve` also runs ingestion jobs; `false`: it only "
+        "enqueues them for `overstory worker` processes. Default: true on the store's own SQLite "
+        "catalog, false with `database_url` set.",
+    )
+    uploads_dir: Path | None = Field(
+        None,
+        description="Folder where uploads wait for their job; default `<store>/uploads`. Every "
+        "replica and worker must see the same folder (a shared mount across machines).",
+    )
+    job_lease_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="How long a worker's claim on a running job lasts without a heartbeat (it "
+        "renews it every third of that); an expired job is taken over by another worker.",
+    )
+    job_max_attempts: int | None = Field(
+        None,
+        ge=1,
+        description="Runs of one job before a job whose worker died is failed (`interrupted`) "
+        "instead of taken over. Default: 1 on the store's own SQLite catalog (a restart reports "
+        "it, as a single server did), 3 with `database_url` set.",
+    )
+    publish_poll_seconds: float = Field(
+        0.5,
+        gt=0,
+        description="How often a replica checks the catalog's publish counter to bring its "
+        "BM25 index and served snapshot up to revisions published by other processes.",
+    )
+
     # summary lint
     lint_alignment: Literal["static", "encoder", "words"] = Field(
         "static",
@@ -282,6 +320,28 @@ class Settings(BaseSettings):
         if path.is_file():
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
         return tuple(sources)
+
+
+def shared_catalog(settings: Settings) -> bool:
+    """True when the catalog is named by ``database_url`` (other machines may share it)."""
+    return settings.database_url is not None
+
+
+def runs_jobs(settings: Settings) -> bool:
+    """Whether the API process runs ingestion jobs itself (setting ``run_jobs``)."""
+    return settings.run_jobs if settings.run_jobs is not None else not shared_catalog(settings)
+
+
+def max_job_attempts(settings: Settings) -> int:
+    """Runs of one job before it is failed as interrupted (setting ``job_max_attempts``)."""
+    if settings.job_max_attempts is not None:
+        return settings.job_max_attempts
+    return 3 if shared_catalog(settings) else 1
+
+
+def uploads_folder(settings: Settings) -> Path:
+    """Where uploads wait for their job (setting ``uploads_dir``)."""
+    return settings.uploads_dir if settings.uploads_dir is not None else settings.store / "uploads"
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -19,6 +19,14 @@ from indexer.errors import ConfigError, UnavailableError
 # SQLite's default limit on host parameters is 999 on old builds; 500 leaves room for others.
 CHUNK = 500
 
+# Columns added after a table was first released: ``(table, column, declaration)``.
+_ADDED_COLUMNS = (
+    # the job queue's leases (indexer/store/job_queue.py)
+    ("jobs", "worker_id", "TEXT"),
+    ("jobs", "lease_until", "REAL"),
+    ("jobs", "attempts", "INTEGER NOT NULL DEFAULT 0"),
+)
+
 
 class Database:
     """A SQLite file in WAL mode, its schema applied, with one connection per thread."""
@@ -39,6 +47,7 @@ class Database:
                 self.db.executescript(
                     resources.files("indexer.store").joinpath("schema.sql").read_text()
                 )
+                self._add_columns()
         except sqlite3.OperationalError as exc:
             self.close()
             raise UnavailableError(f"cannot open the catalog {path}: {exc}") from exc
@@ -48,6 +57,16 @@ class Database:
                 f"{path} is not an Overstory catalog ({exc}): is --store the right folder? "
                 "Move the file away to start an empty store there"
             ) from exc
+
+    def _add_columns(self) -> None:
+        for table, column, declaration in _ADDED_COLUMNS:
+            present = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                try:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+                except sqlite3.OperationalError as exc:  # another process added it meanwhile
+                    if "duplicate column" not in str(exc):
+                        raise
 
     @property
     def db(self) -> sqlite3.Connection:
