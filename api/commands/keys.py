@@ -17,7 +17,7 @@ from api.commands.common import (
 )
 from api.service.actions import record_cli_write
 from api.service.keys import ROLES, KeyStore
-from indexer.index import CATALOG_FILE
+from indexer.index import open_catalog
 from indexer.store.catalog import Catalog
 
 
@@ -25,7 +25,7 @@ def _key_store(store: Path | None, *, existing: bool = True) -> tuple[KeyStore, 
     # keys may be made for a store before anything is ingested into it; listing and revoking
     # are for one that exists (a mistyped --store must not make an empty one)
     settings = existing_store(store) if existing else settings_from(store)
-    catalog = Catalog(settings.store / CATALOG_FILE)
+    catalog = open_catalog(settings)
     return KeyStore(catalog), catalog
 
 
