@@ -97,9 +97,9 @@ test-cluster: install
 	OVERSTORY_CLUSTER_DATABASE=postgres $(BIN)/pytest -q -p no:cacheprovider tests/test_cluster.py
 
 # 16 clients x 60 s of queries over both replicas during re-uploads, against one replica alone;
-# writes benchmarks/results/cluster.json.
+# writes benchmarks/results/replicas.json.
 bench-cluster: install
-	$(BIN)/python -m benchmarks.bench_cluster
+	nice -n 10 $(BIN)/python -m benchmarks.run replicas
 
 clean:
 	rm -rf $(VENV) $(STORE) .pytest_cache .mypy_cache .ruff_cache .bench-cache .bench-peer-venv .cluster
