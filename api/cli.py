@@ -16,6 +16,7 @@ from api.commands.encoder import export_onnx, reembed
 from api.commands.ingest import ingest
 from api.commands.keys import keys
 from api.commands.mcp import mcp_command
+from api.commands.migrate import migrate
 from api.commands.query import evaluate, query
 from api.commands.revisions import prune, revisions
 from api.commands.select import select_command
@@ -38,6 +39,7 @@ for _command in (revisions, prune):
     main.add_command(_command)
 main.add_command(mcp_command, name="mcp")
 main.add_command(worker)
+main.add_command(migrate)
 
 
 if __name__ == "__main__":  # pragma: no cover

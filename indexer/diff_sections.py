@@ -9,12 +9,12 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import sqlite3
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from indexer.hashing import hash_bytes, normalize
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 
 HEADING_LEVELS = ("document", "chapter", "section")
@@ -58,7 +58,7 @@ def load_sections(catalog: Catalog, build_id: int) -> dict[tuple[str, ...], Sect
     """A build's headed sections by heading path, in document order."""
     rows = catalog.nodes_of_build(build_id)
     text = catalog.build_text(build_id)
-    by_id: dict[str, sqlite3.Row] = {r["node_id"]: r for r in rows}
+    by_id: dict[str, Row] = {r["node_id"]: r for r in rows}
     out: dict[tuple[str, ...], Section] = {}
     section_of: dict[str, Section] = {}
     for r in rows:
@@ -112,7 +112,7 @@ def _unique(path: tuple[str, ...], taken: dict[tuple[str, ...], Section]) -> tup
     return path[:-1] + (f"{path[-1]} [{n}]",)
 
 
-def _heading_above(by_id: dict[str, sqlite3.Row], node_id: str | None) -> str | None:
+def _heading_above(by_id: dict[str, Row], node_id: str | None) -> str | None:
     """The nearest headed node at or above ``node_id``: clusters are skipped (passages under
     a cluster belong to the heading above them)."""
     current = node_id
@@ -124,7 +124,7 @@ def _heading_above(by_id: dict[str, sqlite3.Row], node_id: str | None) -> str | 
     return None
 
 
-def _pages(row: sqlite3.Row) -> list[int] | None:
+def _pages(row: Row) -> list[int] | None:
     return [row["page_start"], row["page_end"]] if row["page_start"] is not None else None
 
 

@@ -13,10 +13,12 @@
     ├── NotFoundError                   404 not_found
     ├── MethodNotAllowedError           405 method_not_allowed
     ├── ConflictError                   409 conflict
-    │   └── JobSupersededError          409 superseded      (a newer revision is served)
+    │   ├── JobSupersededError          409 superseded      (a newer revision is served)
+    │   └── CatalogIntegrityError       409 integrity       (a write the catalog's rules refuse)
     ├── GoneError                       410 gone            (a revision the retention dropped)
     ├── TooManyJobsError                429 too_many_jobs
     ├── UnavailableError                503 unhealthy
+    │   └── CatalogUnavailableError     503 catalog_unavailable (the catalog database)
     ├── ConfigError                     500 config_error
     ├── JobInterruptedError             500 interrupted     (the server stopped mid-job)
     ├── BackendError                    502 backend_error   (a model server, a vector store)
@@ -134,6 +136,12 @@ class GoneError(OverstoryError):
     code = "gone"
 
 
+class CatalogIntegrityError(ConflictError):
+    """The catalog database refused a write: a constraint, or an append-only table."""
+
+    code = "integrity"
+
+
 class TooManyJobsError(OverstoryError):
     """Too many ingestion jobs are waiting; the client should retry later."""
 
@@ -146,6 +154,12 @@ class UnavailableError(OverstoryError):
 
     status = 503
     code = "unhealthy"
+
+
+class CatalogUnavailableError(UnavailableError):
+    """The catalog database does not answer (down, locked, out of connections or space)."""
+
+    code = "catalog_unavailable"
 
 
 class ConfigError(OverstoryError):

@@ -22,7 +22,7 @@ from indexer.clustering import make_restructure
 from indexer.doc_ids import normalize_doc_id
 from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import Reembedded, encode_into, reembed, require_encoder
-from indexer.errors import ConfigError, NotFoundError, OverstoryError
+from indexer.errors import NotFoundError, OverstoryError
 from indexer.hashing import hash_bytes
 from indexer.ingest import IngestContext, Restructure, ingest_document, ingest_source
 from indexer.lint import Linter
@@ -34,6 +34,7 @@ from indexer.revisions import change_lines
 from indexer.settings import Settings
 from indexer.sources import file_error, path_sources
 from indexer.store.catalog import Catalog
+from indexer.store.location import CATALOG_FILE, catalog_location, has_catalog
 from indexer.store.vectors import VectorStore
 from indexer.store.vectors.recorded import RecordedVectorStore
 from indexer.summarizers import Summarizer, make_summarizer
@@ -428,21 +429,15 @@ class Index:
         self.catalog.close()
 
 
-CATALOG_FILE = "overstory.db"
-
-
 def open_catalog(settings: Settings) -> Catalog:
-    """The catalog: ``database_url`` (``sqlite:///`` URLs here), else the store's own file."""
-    url = settings.database_url or f"sqlite:///{settings.store / CATALOG_FILE}"
-    if not url.startswith("sqlite:///"):
-        raise ConfigError(f"unsupported database_url {url!r}: expected sqlite:///PATH")
-    return Catalog(Path(url.removeprefix("sqlite:///")))
+    """The catalog of the store named by the settings."""
+    return Catalog(catalog_location(settings))
 
 
 def require_store(settings: Settings) -> None:
     """NotFoundError unless the settings name an existing store (a folder with a catalog):
     commands that only read must not create an empty store for a mistyped path."""
-    if settings.database_url is None and not (settings.store / CATALOG_FILE).is_file():
+    if not has_catalog(settings):
         raise NotFoundError(
             f"no Overstory store at {settings.store} (it has no {CATALOG_FILE}): check --store "
             "or OVERSTORY_STORE, or create it with overstory ingest PATH"

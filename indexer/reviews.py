@@ -20,12 +20,12 @@ This module only reads; :mod:`api.service.review` writes reviews and
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 
 REVIEW_STATUSES = ("approved", "corrected", "rejected")
@@ -100,7 +100,7 @@ class ReviewState:
         return self.review or self.previous
 
 
-def review_from_row(row: sqlite3.Row) -> Review:
+def review_from_row(row: Row) -> Review:
     """A :class:`Review` from a ``reviews`` row."""
     return Review(
         review_id=int(row["review_id"]),
@@ -119,7 +119,7 @@ def review_from_row(row: sqlite3.Row) -> Review:
     )
 
 
-def review_states(catalog: Catalog, rows: Sequence[sqlite3.Row]) -> dict[str, ReviewState]:
+def review_states(catalog: Catalog, rows: Sequence[Row]) -> dict[str, ReviewState]:
     """The review state of each inner node in ``rows`` (node rows of any builds), by node id.
 
     Passages are not reviewed and are left out.
@@ -195,7 +195,7 @@ def corrections(catalog: Catalog, doc_id: str) -> dict[str, str]:
     return catalog.reviews.corrections(doc_id)
 
 
-def effective_summary(catalog: Catalog, row: sqlite3.Row) -> tuple[str | None, Review | None]:
+def effective_summary(catalog: Catalog, row: Row) -> tuple[str | None, Review | None]:
     """The summary a node serves (the correction when it has one) and its applying review.
 
     Args:

@@ -31,6 +31,11 @@ class Settings(BaseSettings):
 
     # storage
     store: Path = Field(Path(".overstory"), description="Folder holding the index.")
+    database_url: str = Field(
+        "",
+        description="The catalog's database: empty for the SQLite file in the store folder, or "
+        "`postgresql://user@host:port/database` (PostgreSQL, migrated by `overstory migrate`).",
+    )
     chroma_url: str | None = Field(
         None, description="URL of a Chroma server (http://host:port); embedded store when unset."
     )
@@ -252,12 +257,6 @@ class Settings(BaseSettings):
     )
 
     # several processes: workers and replicas (README "Several machines: workers and replicas")
-    database_url: str | None = Field(
-        None,
-        description="The catalog: `sqlite:///path/to/overstory.db` or a PostgreSQL URL; default "
-        "`<store>/overstory.db`. Replicas and workers that share it share every job, key and "
-        "review.",
-    )
     run_jobs: bool | None = Field(
         None,
         description="Whether `overstory serve` also runs ingestion jobs; `false`: it only "
@@ -324,7 +323,7 @@ class Settings(BaseSettings):
 
 def shared_catalog(settings: Settings) -> bool:
     """True when the catalog is named by ``database_url`` (other machines may share it)."""
-    return settings.database_url is not None
+    return bool(settings.database_url)
 
 
 def runs_jobs(settings: Settings) -> bool:

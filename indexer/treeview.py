@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from indexer.reviews import ReviewState, apply_review, review_states
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 
 
-def node_json(
-    row: sqlite3.Row, summary: sqlite3.Row | None, review: ReviewState | None = None
-) -> dict[str, Any]:
+def node_json(row: Row, summary: Row | None, review: ReviewState | None = None) -> dict[str, Any]:
     """One node without its children; an inner node's expert review applied (see ``reviews``)."""
     pages = [row["page_start"], row["page_end"]] if row["page_start"] is not None else None
     out: dict[str, Any] = {

@@ -195,7 +195,7 @@ class Cluster:
 
     def _start_database(self) -> None:
         if self.database == "sqlite":
-            self.database_url = f"sqlite:///{self.root / 'catalog.db'}"
+            self.database_url = str(self.root / "catalog.db")
             return
         binaries = pg_bin()
         if binaries is None:

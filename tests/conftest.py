@@ -21,6 +21,7 @@ import pytest  # noqa: E402
 from indexer.embedding import Embedder, make_embedder  # noqa: E402
 from indexer.index import Index  # noqa: E402
 from indexer.settings import Settings  # noqa: E402
+from tests.pg_support import PostgresServer, PostgresUnavailable  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -33,10 +34,62 @@ def minilm() -> Embedder:
     return make_embedder(Settings(ingest_threads=2))
 
 
+BACKENDS = ("sqlite", "postgres")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "backends: run on a SQLite and on a PostgreSQL catalog (`catalog_backend`)"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests marked ``backends`` run once per catalog backend; the others on SQLite only,
+    unless TEST_CATALOG_BACKENDS (e.g. ``postgres``) names the backends of every test."""
+    if "catalog_backend" not in metafunc.fixturenames:
+        return
+    forced = [b for b in os.environ.get("TEST_CATALOG_BACKENDS", "").split(",") if b]
+    if forced:
+        metafunc.parametrize("catalog_backend", forced, indirect=True)
+    elif metafunc.definition.get_closest_marker("backends") is not None:
+        metafunc.parametrize("catalog_backend", BACKENDS, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL 15 cluster for the session (skipped when it cannot be started)."""
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as exc:
+        pytest.skip(f"PostgreSQL is not available: {exc}")
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def fast_settings(tmp_path: Path) -> Settings:
-    """Settings for a store in a temp folder with the deterministic hashing embedder."""
-    return Settings(store=tmp_path / "store", embedder="hashing")
+def catalog_backend(request: pytest.FixtureRequest) -> str:
+    """``sqlite`` or ``postgres``: the catalog backend of the stores this test makes."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture
+def database_url(catalog_backend: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The ``database_url`` setting of the test's backend: empty for SQLite, a fresh
+    PostgreSQL database (migrated, no rows) for ``postgres``, dropped afterwards."""
+    if catalog_backend == "sqlite":
+        yield ""
+        return
+    server: PostgresServer = request.getfixturevalue("postgres")
+    url = server.create_database()
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture
+def fast_settings(tmp_path: Path, database_url: str) -> Settings:
+    """Settings for a store in a temp folder with the deterministic hashing embedder (and the
+    test's catalog backend)."""
+    return Settings(store=tmp_path / "store", embedder="hashing", database_url=database_url)
 
 
 @pytest.fixture

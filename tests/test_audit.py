@@ -7,14 +7,18 @@ summaries have known lint flags (``tests/audit_support.py``).
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from api.service.audit import audit_log, corrections, effective_summary, queue, review
-from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
+from indexer.errors import (
+    CatalogIntegrityError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+)
 from indexer.index import Index
 from indexer.reviews import review_states_by_id
 from indexer.settings import Settings
@@ -257,9 +261,9 @@ def test_audit_log_records_every_review_and_is_append_only(index: Index) -> None
     assert oldest["detail"]["note"] == "drops the condition"
     assert newest["detail"]["previous"]["status"] == "rejected"
     assert newest["node_id"] == node_id and newest["doc_id"] == DOC
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    with pytest.raises(CatalogIntegrityError, match="append-only"):
         index.catalog.db.execute("DELETE FROM audit_log")
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    with pytest.raises(CatalogIntegrityError, match="append-only"):
         index.catalog.db.execute("UPDATE audit_log SET actor = 'mallory'")
 
 

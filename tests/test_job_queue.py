@@ -1,7 +1,8 @@
 """The job queue on the real catalog: claims, leases, heartbeats, takeovers, the attempts cap.
 
-Each simulated worker has its own :class:`Catalog` (its own connection), as separate processes
-do; time moves by giving leases a length of a fraction of a second.
+Each simulated worker has its own :class:`Catalog` (its own connections), as separate processes
+do; time moves by giving leases a length of a fraction of a second. Every test runs on SQLite
+and on PostgreSQL (``backends``).
 """
 
 from __future__ import annotations
@@ -11,14 +12,23 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from indexer.store.catalog import Catalog
 from indexer.store.job_queue import JobQueue
 
 LEASE = 30.0
+pytestmark = pytest.mark.backends
 
 
-def _queue(path: Path) -> JobQueue:
-    return JobQueue(Catalog(path))
+@pytest.fixture
+def location(tmp_path: Path, database_url: str) -> Path | str:
+    """The catalog every simulated worker of a test opens."""
+    return database_url or tmp_path / "c.db"
+
+
+def _queue(location: Path | str) -> JobQueue:
+    return JobQueue(Catalog(location))
 
 
 def _submit(queue: JobQueue, tmp_path: Path, n: int = 1, *, doc: str = "d.md") -> list[str]:
@@ -34,8 +44,8 @@ def _submit(queue: JobQueue, tmp_path: Path, n: int = 1, *, doc: str = "d.md") -
     return ids
 
 
-def test_a_claim_takes_the_oldest_job_under_a_lease(tmp_path: Path) -> None:
-    q = _queue(tmp_path / "c.db")
+def test_a_claim_takes_the_oldest_job_under_a_lease(tmp_path: Path, location: Path | str) -> None:
+    q = _queue(location)
     first, second = _submit(q, tmp_path, 2)
     job = q.claim("w1", lease_seconds=LEASE, max_running=5)
     assert job is not None and job.job_id == first
@@ -47,8 +57,8 @@ def test_a_claim_takes_the_oldest_job_under_a_lease(tmp_path: Path) -> None:
     assert q.claim("w3", lease_seconds=LEASE, max_running=5) is None
 
 
-def test_max_running_is_counted_over_every_worker(tmp_path: Path) -> None:
-    path = tmp_path / "c.db"
+def test_max_running_is_counted_over_every_worker(tmp_path: Path, location: Path | str) -> None:
+    path = location
     q1, q2 = _queue(path), _queue(path)
     _submit(q1, tmp_path, 3)
     assert q1.claim("w1", lease_seconds=LEASE, max_running=2) is not None
@@ -57,8 +67,10 @@ def test_max_running_is_counted_over_every_worker(tmp_path: Path) -> None:
     assert q1.running() == 2 and q1.pending() == 3
 
 
-def test_concurrent_workers_claim_every_job_exactly_once(tmp_path: Path) -> None:
-    path = tmp_path / "c.db"
+def test_concurrent_workers_claim_every_job_exactly_once(
+    tmp_path: Path, location: Path | str
+) -> None:
+    path = location
     ids = _submit(_queue(path), tmp_path, 40)
     claimed: dict[str, list[str]] = {}
 
@@ -80,8 +92,10 @@ def test_concurrent_workers_claim_every_job_exactly_once(tmp_path: Path) -> None
     assert _queue(path).counts()["done"] == 40
 
 
-def test_a_heartbeat_keeps_the_job_and_an_expired_lease_is_taken_over(tmp_path: Path) -> None:
-    path = tmp_path / "c.db"
+def test_a_heartbeat_keeps_the_job_and_an_expired_lease_is_taken_over(
+    tmp_path: Path, location: Path | str
+) -> None:
+    path = location
     q1, q2 = _queue(path), _queue(path)
     (job_id,) = _submit(q1, tmp_path)
     assert q1.claim("w1", lease_seconds=0.3, max_running=5) is not None
@@ -102,8 +116,10 @@ def test_a_heartbeat_keeps_the_job_and_an_expired_lease_is_taken_over(tmp_path: 
     assert q1.get(job_id).status == "done"
 
 
-def test_a_job_that_kills_its_workers_ends_failed_interrupted(tmp_path: Path) -> None:
-    q = _queue(tmp_path / "c.db")
+def test_a_job_that_kills_its_workers_ends_failed_interrupted(
+    tmp_path: Path, location: Path | str
+) -> None:
+    q = _queue(location)
     (job_id,) = _submit(q, tmp_path)
     for attempt in range(1, 4):
         job = q.claim(f"w{attempt}", lease_seconds=0.05, max_running=5)
@@ -120,8 +136,10 @@ def test_a_job_that_kills_its_workers_ends_failed_interrupted(tmp_path: Path) ->
     assert q.claim("w4", lease_seconds=LEASE, max_running=5) is None
 
 
-def test_release_gives_the_job_back_without_counting_the_run(tmp_path: Path) -> None:
-    q = _queue(tmp_path / "c.db")
+def test_release_gives_the_job_back_without_counting_the_run(
+    tmp_path: Path, location: Path | str
+) -> None:
+    q = _queue(location)
     (job_id,) = _submit(q, tmp_path)
     assert q.claim("w1", lease_seconds=LEASE, max_running=5) is not None
     assert not q.release("w2", job_id)  # not w2's
@@ -132,8 +150,10 @@ def test_release_gives_the_job_back_without_counting_the_run(tmp_path: Path) -> 
     assert again is not None and again.attempts == 1
 
 
-def test_a_restarted_worker_ends_its_own_leases_at_once(tmp_path: Path) -> None:
-    q = _queue(tmp_path / "c.db")
+def test_a_restarted_worker_ends_its_own_leases_at_once(
+    tmp_path: Path, location: Path | str
+) -> None:
+    q = _queue(location)
     (job_id,) = _submit(q, tmp_path)
     assert q.claim("serve@here", lease_seconds=LEASE, max_running=5) is not None
     assert q.expire(max_attempts=1) == ([], [])  # the lease is still valid
@@ -142,8 +162,10 @@ def test_a_restarted_worker_ends_its_own_leases_at_once(tmp_path: Path) -> None:
     assert q.get(job_id).error["code"] == "interrupted"  # type: ignore[index]
 
 
-def test_the_queue_limit_is_checked_where_the_job_is_created(tmp_path: Path) -> None:
-    path = tmp_path / "c.db"
+def test_the_queue_limit_is_checked_where_the_job_is_created(
+    tmp_path: Path, location: Path | str
+) -> None:
+    path = location
     q1, q2 = _queue(path), _queue(path)
     upload = tmp_path / "u"
     upload.write_bytes(b"x")

@@ -12,9 +12,10 @@ import click
 from api.commands.common import emit_json, handle_errors, json_option, settings_from, store_option
 from api.service.actions import record_cli_write
 from api.service.wiring import open_stack
-from indexer.index import CATALOG_FILE, Index
+from indexer.index import Index
 from indexer.progress import ProgressEvent, ProgressFn, ProgressLines
 from indexer.reports import IngestReport
+from indexer.store.location import has_catalog
 
 
 def _progress_bar() -> tuple[ProgressFn, Any]:
@@ -73,7 +74,7 @@ def ingest(
     settings = settings_from(store)
     how: dict[str, Any] = {"manual": manual, "doc_id": doc_id}
     if dry_run:
-        if (settings.store / CATALOG_FILE).is_file():
+        if has_catalog(settings):
             _dry_run(open_stack(settings).index, paths, as_json=as_json, how=how)
             return
         # no store yet: plan against an empty one, and write nothing where it would be

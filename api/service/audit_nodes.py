@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from indexer.reviews import ReviewState, review_states
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 from indexer.treeview import node_json
 
@@ -33,12 +33,12 @@ _VIEW_FIELDS = (
 class AuditNodes:
     """Inner nodes with their inner children, summaries and review states."""
 
-    rows: list[sqlite3.Row]
-    children: dict[str, list[sqlite3.Row]]  # inner children by parent node id
-    summaries: dict[str, sqlite3.Row]  # summary rows by key
+    rows: list[Row]
+    children: dict[str, list[Row]]  # inner children by parent node id
+    summaries: dict[str, Row]  # summary rows by key
     states: dict[str, ReviewState]
 
-    def summary_text(self, row: sqlite3.Row) -> str:
+    def summary_text(self, row: Row) -> str:
         """The node's summary as its parent reads it: the correction, else the stored one."""
         state = self.states.get(row["node_id"])
         if state is not None and state.correction is not None:
@@ -46,7 +46,7 @@ class AuditNodes:
         stored = self.summaries.get(row["summary_key"] or "")
         return str(stored["text"]) if stored is not None else ""
 
-    def view(self, row: sqlite3.Row, *, revision: str | None) -> dict[str, Any]:
+    def view(self, row: Row, *, revision: str | None) -> dict[str, Any]:
         """The node as the audit shows it: the summary as served, with its review."""
         full = node_json(
             row, self.summaries.get(row["summary_key"]), self.states.get(row["node_id"])
@@ -58,13 +58,13 @@ class AuditNodes:
         return out
 
 
-def load_nodes(catalog: Catalog, rows: list[sqlite3.Row], *, with_children: bool) -> AuditNodes:
+def load_nodes(catalog: Catalog, rows: list[Row], *, with_children: bool) -> AuditNodes:
     """Inner ``rows`` (plus, if asked, their inner children) with summaries and review states.
 
     Without ``with_children`` a node's children are those of ``rows`` whose parent it is (the
     caller passed whole builds).
     """
-    children: dict[str, list[sqlite3.Row]] = defaultdict(list)
+    children: dict[str, list[Row]] = defaultdict(list)
     every = list(rows)
     if with_children:
         for r in rows:

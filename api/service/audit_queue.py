@@ -9,7 +9,6 @@ before its chapters'), then document order.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from api.service.lint_cache import Flags, machine_flags
 from indexer.errors import InvalidRequestError, NotFoundError
 from indexer.lint import Linter
 from indexer.reviews import PENDING, REVIEW_STATUSES, ReviewState
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 
 QUEUE_STATUSES = (PENDING, *REVIEW_STATUSES, "all")
@@ -29,7 +29,7 @@ MAX_QUEUE_PAGE = 500
 @dataclass(frozen=True, kw_only=True)
 class _Item:
     order: tuple[Any, ...]
-    row: sqlite3.Row
+    row: Row
     state: ReviewState
     flags: Flags
 
@@ -109,7 +109,7 @@ def check_page(limit: int, offset: int) -> None:
         )
 
 
-def _documents(catalog: Catalog, doc_ids: Sequence[str] | None) -> dict[str, sqlite3.Row]:
+def _documents(catalog: Catalog, doc_ids: Sequence[str] | None) -> dict[str, Row]:
     documents = {r["doc_id"]: r for r in catalog.documents()}
     if not doc_ids:
         return documents
@@ -119,7 +119,7 @@ def _documents(catalog: Catalog, doc_ids: Sequence[str] | None) -> dict[str, sql
     return {d: documents[d] for d in doc_ids}
 
 
-def _item(row: sqlite3.Row, state: ReviewState, machine: Flags) -> _Item:
+def _item(row: Row, state: ReviewState, machine: Flags) -> _Item:
     # A correction is shown with the flags of the expert's text, stored with the review.
     shown = state.review.flags if state.correction is not None and state.review else None
     flags = shown if shown is not None else machine

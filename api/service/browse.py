@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from api.service.outline import node_label
 from indexer.errors import NotFoundError
 from indexer.reviews import review_states
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 from indexer.treeview import node_json
 
@@ -36,7 +36,7 @@ def node_detail(
     document = catalog.document(row["doc_id"])
     source = document["source"] if document is not None else row["doc_id"]
 
-    def view(r: sqlite3.Row) -> dict[str, Any]:
+    def view(r: Row) -> dict[str, Any]:
         return {
             **node_json(r, summaries.get(r["summary_key"]), reviews.get(r["node_id"])),
             "doc_id": r["doc_id"],
@@ -56,9 +56,7 @@ def node_detail(
     }
 
 
-def _covered(
-    catalog: Catalog, row: sqlite3.Row, *, limit: int, offset: int
-) -> tuple[list[sqlite3.Row], int]:
+def _covered(catalog: Catalog, row: Row, *, limit: int, offset: int) -> tuple[list[Row], int]:
     """The passages below a node (a cluster's listed ones), in document order."""
     if row["level"] == "passage":
         return [], 0

@@ -28,7 +28,6 @@ import contextlib
 import fcntl
 import logging
 import os
-import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -40,6 +39,7 @@ from api.service.job_worker import QueueConsumer, worker_name
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import (
     BadInputError,
+    CatalogUnavailableError,
     ConfigError,
     ConflictError,
     JobSupersededError,
@@ -387,7 +387,7 @@ class _ProgressTracker:
         if changed or now - self._written >= _PROGRESS_EVERY:
             self._written = now
             # progress is advisory; the ingest must not fail for it
-            with contextlib.suppress(sqlite3.OperationalError):
+            with contextlib.suppress(CatalogUnavailableError):
                 self.store.set_progress(self.job_id, self.snapshot())
 
     def snapshot(self) -> dict[str, Any]:

@@ -16,12 +16,17 @@ import hashlib
 import os
 import re
 import secrets
-import sqlite3
 import time
 from pathlib import Path
 from typing import cast
 
-from indexer.errors import AuthError, BadInputError, ForbiddenError, NotFoundError
+from indexer.errors import (
+    AuthError,
+    BadInputError,
+    CatalogUnavailableError,
+    ForbiddenError,
+    NotFoundError,
+)
 from indexer.store.catalog import Catalog
 from indexer.store.keys import ROLES, ApiKey, Role
 
@@ -137,7 +142,7 @@ class KeyStore:
             return
         self._touched[key_id] = now
         # best effort: a busy store must not refuse a valid key
-        with contextlib.suppress(sqlite3.OperationalError):
+        with contextlib.suppress(CatalogUnavailableError):
             self.table.touch(key_id, at=now)
 
 

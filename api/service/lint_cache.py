@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from api.service.audit_nodes import AuditNodes, load_nodes
 from indexer.hashing import hash_parts
 from indexer.lint import Linter, flags_json
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 from indexer.store.lint_flags import CachedFlags
 
@@ -25,7 +25,7 @@ log = logging.getLogger("overstory.audit")
 Flags = list[dict[str, Any]]
 
 
-def node_sources(catalog: Catalog, row: sqlite3.Row, nodes: AuditNodes | None = None) -> list[str]:
+def node_sources(catalog: Catalog, row: Row, nodes: AuditNodes | None = None) -> list[str]:
     """What a node's summary is checked against: headings, own passages, children's summaries.
 
     Args:
@@ -39,14 +39,14 @@ def node_sources(catalog: Catalog, row: sqlite3.Row, nodes: AuditNodes | None = 
     return _sources(row, nodes, passages.get(row["node_id"], []))
 
 
-def _sources(row: sqlite3.Row, nodes: AuditNodes, passages: list[str]) -> list[str]:
+def _sources(row: Row, nodes: AuditNodes, passages: list[str]) -> list[str]:
     out = [*json.loads(row["heading_path"]), *passages]
     for child in nodes.children.get(row["node_id"], []):
         out += [child["title"] or "", nodes.summary_text(child)]
     return [s for s in out if s]
 
 
-def _inputs(row: sqlite3.Row, nodes: AuditNodes, linter: Linter) -> str:
+def _inputs(row: Row, nodes: AuditNodes, linter: Linter) -> str:
     """What, beyond its cache key, decides a summary's flags: the lint itself (its version and
     alignment) and the children's corrections."""
     fixed = [
@@ -65,7 +65,7 @@ def _linter(linter: Linter | None) -> Linter:
 
 def lint_text(
     catalog: Catalog,
-    row: sqlite3.Row,
+    row: Row,
     text: str,
     nodes: AuditNodes,
     *,
@@ -77,7 +77,7 @@ def lint_text(
 
 def machine_flags(
     catalog: Catalog,
-    targets: Sequence[sqlite3.Row],
+    targets: Sequence[Row],
     nodes: AuditNodes,
     *,
     linter: Linter | None = None,
@@ -87,7 +87,7 @@ def machine_flags(
     wanted = {r["node_id"]: _inputs(r, nodes, linter) for r in targets if r["summary_key"]}
     cached = catalog.lint.get(r["summary_key"] for r in targets if r["summary_key"])
     out: dict[str, Flags] = {}
-    todo: list[sqlite3.Row] = []
+    todo: list[Row] = []
     for r in targets:
         if not r["summary_key"]:
             out[r["node_id"]] = []
@@ -115,7 +115,7 @@ def machine_flags(
 
 
 def _with_judged(
-    catalog: Catalog, targets: Sequence[sqlite3.Row], nodes: AuditNodes, out: dict[str, Flags]
+    catalog: Catalog, targets: Sequence[Row], nodes: AuditNodes, out: dict[str, Flags]
 ) -> dict[str, Flags]:
     """The rules' flags followed by the judge's cached ones (see ``judge_cache``)."""
     for node_id, flags in judged_flags(catalog, targets, nodes).items():
@@ -163,7 +163,7 @@ def judge_key(summary_key: str) -> str:
     return f"judge:{summary_key}"
 
 
-def judge_inputs(row: sqlite3.Row, nodes: AuditNodes) -> str:
+def judge_inputs(row: Row, nodes: AuditNodes) -> str:
     """What decides a judge answer beyond the summary: the children's corrections."""
     fixed = [
         state.correction
@@ -174,9 +174,7 @@ def judge_inputs(row: sqlite3.Row, nodes: AuditNodes) -> str:
     return hash_parts(["judge-inputs", *fixed])
 
 
-def judged_flags(
-    catalog: Catalog, targets: Sequence[sqlite3.Row], nodes: AuditNodes
-) -> dict[str, Flags]:
+def judged_flags(catalog: Catalog, targets: Sequence[Row], nodes: AuditNodes) -> dict[str, Flags]:
     """Cached judge flags of ``targets`` by node id (only answers for the current inputs)."""
     keyed = {judge_key(r["summary_key"]): r for r in targets if r["summary_key"]}
     if not keyed:

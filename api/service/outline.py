@@ -8,11 +8,11 @@ inner children it hides, so the agent can ask for that node's outline next.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import InvalidRequestError, NotFoundError
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 from indexer.store.records import NodeRecord, ServedDocument
 from indexer.summarizers.sentences import split_sentences
@@ -24,7 +24,7 @@ ONE_LINE_CHARS = 200
 CONTENTS_PREFIX = "Contents: "
 
 
-def node_label(row: sqlite3.Row, source: str) -> str:
+def node_label(row: Row, source: str) -> str:
     """The label a query result of this node carries (``quote`` or ``summary of …``)."""
     return label(NodeRecord.from_row(row), _document(row["doc_id"], source))
 

@@ -9,7 +9,6 @@ a correction) is checked here.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -20,6 +19,7 @@ from api.service.lint_cache import lint_text, machine_flags
 from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
 from indexer.lint import Linter
 from indexer.reviews import ReviewState, review_from_row
+from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 from indexer.store.reviews import NewReview
 from indexer.validation import REQUEST_CONFIG, SPACE_CLASS, validated
@@ -184,7 +184,7 @@ def record_review(
 
 
 def _result(
-    catalog: Catalog, row: sqlite3.Row, review_id: int, flags: list[dict[str, Any]]
+    catalog: Catalog, row: Row, review_id: int, flags: list[dict[str, Any]]
 ) -> dict[str, Any]:
     stored = catalog.reviews.get(review_id)
     assert stored is not None  # written just now, in this process
@@ -199,7 +199,7 @@ def _result(
 
 def _verdict_text(
     catalog: Catalog,
-    row: sqlite3.Row,
+    row: Row,
     request: ReviewCreate,
     nodes: AuditNodes,
     linter: Linter | None,
@@ -232,7 +232,7 @@ def _log_detail(new: NewReview, state: ReviewState) -> dict[str, Any]:
     }
 
 
-def _served_node(catalog: Catalog, node_id: str) -> sqlite3.Row:
+def _served_node(catalog: Catalog, node_id: str) -> Row:
     row = catalog.node(node_id)
     if row is None:
         raise NotFoundError(f"no node {node_id!r}", detail={"node_id": node_id})

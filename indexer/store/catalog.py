@@ -1,6 +1,7 @@
-"""The SQLite catalog: documents, builds (revisions), nodes and the summary cache.
+"""The catalog: documents, builds (revisions), nodes and the summary cache.
 
-One file, WAL mode, so readers (queries) never wait for the writer (an ingest). A document's
+On SQLite (one file, WAL mode) or PostgreSQL; readers (queries) never wait for the writer (an
+ingest). A document's
 ``current_build`` points at its last complete build; a new build's nodes are written and the
 pointer moved in one transaction, so a query sees either the old revision or the new one.
 
@@ -11,7 +12,6 @@ through its attributes (``nodes``, ``reviews``, ``lint``, ``keys``, ``jobs``, ``
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import astuple
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer.errors import NotFoundError
+from indexer.store.backends import Row
 from indexer.store.db import Database
 from indexer.store.history import HistoryTable
 from indexer.store.jobs import JobStore
@@ -39,10 +40,10 @@ _NODE_INSERT = (
 
 
 class Catalog(Database):
-    """Access to the SQLite system of record."""
+    """Access to the system of record (a SQLite file or a PostgreSQL database)."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
+    def __init__(self, location: Path | str) -> None:
+        super().__init__(location)
         self.nodes = NodeTable(self)
         self.reviews = ReviewTable(self)
         self.lint = LintFlagTable(self)
@@ -52,7 +53,7 @@ class Catalog(Database):
         self.history = HistoryTable(self)
 
     # documents and builds ----------------------------------------------------------------
-    def document(self, doc_id: str) -> sqlite3.Row | None:
+    def document(self, doc_id: str) -> Row | None:
         """The document row joined with its current build, or None."""
         return self.db.execute(
             "SELECT d.doc_id, d.source, d.current_build, b.revision, b.summarizer, b.embedder,"
@@ -62,14 +63,14 @@ class Catalog(Database):
             (doc_id,),
         ).fetchone()
 
-    def require_document(self, doc_id: str) -> sqlite3.Row:
+    def require_document(self, doc_id: str) -> Row:
         """The document, or NotFoundError."""
         row = self.document(doc_id)
         if row is None or row["current_build"] is None:
             raise NotFoundError(f"no document {doc_id!r}", detail={"doc_id": doc_id})
         return row
 
-    def documents(self) -> list[sqlite3.Row]:
+    def documents(self) -> list[Row]:
         """Every document with a complete build."""
         return self.db.execute(
             "SELECT d.doc_id, d.source, d.current_build, b.revision, b.summarizer, b.format,"
@@ -159,12 +160,12 @@ class Catalog(Database):
                 " VALUES (?, ?, NULL, ?, ?) ON CONFLICT (doc_id) DO NOTHING",
                 (doc_id, source, now, now),
             )
-            cur = db.execute(
+            row = db.execute(
                 "INSERT INTO builds (doc_id, revision, status, format, summarizer, embedder, text,"
-                " created_at) VALUES (?, ?, 'building', ?, ?, ?, ?, ?)",
+                " created_at) VALUES (?, ?, 'building', ?, ?, ?, ?, ?) RETURNING build_id",
                 (doc_id, revision, fmt, summarizer, embedder, text, now),
-            )
-            return int(cur.lastrowid or 0)
+            ).fetchone()
+            return int(row[0])
 
     def finish_build(
         self,
@@ -224,13 +225,13 @@ class Catalog(Database):
         return str(row["text"])
 
     # nodes (the whole-build reads; the rest is ``self.nodes``) ------------------------------
-    def nodes_of_build(self, build_id: int) -> list[sqlite3.Row]:
+    def nodes_of_build(self, build_id: int) -> list[Row]:
         """All nodes of one build in pre-order."""
         return self.db.execute(
             "SELECT * FROM nodes WHERE build_id = ? ORDER BY ordinal", (build_id,)
         ).fetchall()
 
-    def node(self, node_id: str) -> sqlite3.Row | None:
+    def node(self, node_id: str) -> Row | None:
         """One node by id."""
         return self.db.execute("SELECT * FROM nodes WHERE node_id = ?", (node_id,)).fetchone()
 
@@ -284,7 +285,7 @@ class Catalog(Database):
         return {str(r[0]): int(r[1]) for r in rows}
 
     # summary cache -----------------------------------------------------------------------
-    def summary_rows(self, keys: Iterable[str]) -> dict[str, sqlite3.Row]:
+    def summary_rows(self, keys: Iterable[str]) -> dict[str, Row]:
         """Cached summary rows (key, text, backend, model, prompt_version) by key."""
         rows = self.rows_in(
             "SELECT key, text, backend, model, prompt_version FROM summaries"
@@ -329,14 +330,18 @@ class Catalog(Database):
         ]
         with self.write() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO summaries (key, text, backend, model, prompt_version,"
+                "INSERT INTO summaries (key, text, backend, model, prompt_version,"
                 " input_tokens, output_tokens, parts, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
+                " text = excluded.text, backend = excluded.backend, model = excluded.model,"
+                " prompt_version = excluded.prompt_version, input_tokens = excluded.input_tokens,"
+                " output_tokens = excluded.output_tokens, parts = excluded.parts,"
+                " created_at = excluded.created_at",
                 rows,
             )
 
     # benchmarks and checks -----------------------------------------------------------------
-    def build_inputs(self, build_id: int) -> sqlite3.Row:
+    def build_inputs(self, build_id: int) -> Row:
         """What a build was made from and with: ``format``, ``summarizer``, ``embedder``, ``text``.
 
         Raises:
@@ -360,7 +365,7 @@ class Catalog(Database):
         return {(r["doc_id"], r["revision"]) for r in rows}
 
 
-def _build_info(row: sqlite3.Row) -> BuildInfo:
+def _build_info(row: Row) -> BuildInfo:
     return BuildInfo(
         build_id=int(row["build_id"]),
         doc_id=row["doc_id"],

@@ -1,130 +1,87 @@
-"""One SQLite file: a connection per thread, write transactions, and chunked ``IN (…)`` reads.
+"""The catalog database: one backend (SQLite or PostgreSQL), its schema brought up to date.
 
 Only ``indexer/store/`` speaks SQL. Every table's access class takes a :class:`Database` and
-reads through :meth:`Database.db` or writes inside :meth:`Database.write`.
+reads through :meth:`Database.db` or writes inside :meth:`Database.write`. Statements are
+written once for both engines: ``?`` placeholders, ``INSERT … ON CONFLICT``, ``RETURNING``.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from importlib import resources
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from indexer.errors import ConfigError, UnavailableError
+from indexer.store.backends import Connection, Row, open_backend
+from indexer.store.schema import ensure_current
 
 # SQLite's default limit on host parameters is 999 on old builds; 500 leaves room for others.
 CHUNK = 500
 
-# Columns added after a table was first released: ``(table, column, declaration)``.
-_ADDED_COLUMNS = (
-    # the job queue's leases (indexer/store/job_queue.py)
-    ("jobs", "worker_id", "TEXT"),
-    ("jobs", "lease_until", "REAL"),
-    ("jobs", "attempts", "INTEGER NOT NULL DEFAULT 0"),
-)
-
 
 class Database:
-    """A SQLite file in WAL mode, its schema applied, with one connection per thread."""
+    """A catalog database (a SQLite file path or a ``postgresql://`` URL), schema current."""
 
-    def __init__(self, path: Path) -> None:
-        """Open (or create) the file and apply the schema.
+    def __init__(self, location: Path | str) -> None:
+        """Open (or create) the catalog and check or upgrade its schema.
 
         Raises:
-            ConfigError: The file is not a SQLite database.
-            UnavailableError: SQLite cannot open it (permissions, a folder in its place).
+            ConfigError: The file is not a SQLite database, or a PostgreSQL catalog's schema is
+                not the one this code needs (``overstory migrate``).
+            UnavailableError: The database cannot be opened (permissions, a folder in its
+                place, a server that does not answer).
         """
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._local = threading.local()
-        self._write_lock = threading.RLock()
+        self.backend = open_backend(location)
+        self.dialect = self.backend.dialect
         try:
-            with self._write_lock:
-                self.db.executescript(
-                    resources.files("indexer.store").joinpath("schema.sql").read_text()
-                )
-                self._add_columns()
+            ensure_current(self.backend)
         except sqlite3.OperationalError as exc:
             self.close()
-            raise UnavailableError(f"cannot open the catalog {path}: {exc}") from exc
+            raise UnavailableError(f"cannot open the catalog {location}: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             self.close()
             raise ConfigError(
-                f"{path} is not an Overstory catalog ({exc}): is --store the right folder? "
+                f"{location} is not an Overstory catalog ({exc}): is --store the right folder? "
                 "Move the file away to start an empty store there"
             ) from exc
-
-    def _add_columns(self) -> None:
-        for table, column, declaration in _ADDED_COLUMNS:
-            present = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
-            if column not in present:
-                try:
-                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-                except sqlite3.OperationalError as exc:  # another process added it meanwhile
-                    if "duplicate column" not in str(exc):
-                        raise
+        except BaseException:
+            self.close()
+            raise
 
     @property
-    def db(self) -> sqlite3.Connection:
-        """This thread's connection (SQLite connections are not shared across threads)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            self._local.conn = conn
-        return conn
+    def location(self) -> str:
+        """Where the catalog is: the file, or the URL without its password."""
+        return self.backend.location
 
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE`` … ``COMMIT``), rolled back on error."""
-        with self._write_lock:
-            db = self.db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+    @property
+    def db(self) -> Connection:
+        """This thread's connection (inside a transaction: that transaction's)."""
+        return self.backend.db
 
-    @contextmanager
-    def read_snapshot(self) -> Iterator[None]:
-        """One read transaction: every read inside sees the same committed state (WAL)."""
-        db = self.db
-        if db.in_transaction:
-            yield
-            return
-        db.execute("BEGIN")
-        try:
-            yield
-        finally:
-            db.execute("COMMIT")
+    def write(self) -> AbstractContextManager[Connection]:
+        """One write transaction, rolled back on error; writers wait for each other."""
+        return self.backend.write()
 
-    def data_version(self) -> tuple[int, int, int]:
+    def read_snapshot(self) -> AbstractContextManager[None]:
+        """One read transaction: every read inside sees the same committed state."""
+        return self.backend.read_snapshot()
+
+    def data_version(self) -> tuple[int, ...]:
         """Changes when anything was committed: by another connection or by this one."""
-        db = self.db
-        return (id(db), int(db.execute("PRAGMA data_version").fetchone()[0]), db.total_changes)
+        return self.backend.data_version()
 
     def close(self) -> None:
-        """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        """Close this thread's connection (SQLite) or the connection pool (PostgreSQL)."""
+        self.backend.close()
 
     def rows_in(
         self,
         sql: str,
         values: Iterable[Any],
         params: Sequence[Any] = (),
-    ) -> Iterator[sqlite3.Row]:
+    ) -> Iterator[Row]:
         """Rows of ``sql`` for every value, ``{marks}`` in ``sql`` standing for ``IN (…)``.
 
         The values are deduplicated and queried in chunks of :data:`CHUNK`; ``params`` come

@@ -7,12 +7,12 @@ speaks SQL about revisions beyond what the catalog itself does.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from indexer.store.backends import Row
 from indexer.store.records import BuildInfo
 
 if TYPE_CHECKING:
@@ -57,9 +57,11 @@ class HistoryTable:
     def counts(self, build_ids: Iterable[int]) -> dict[int, BuildCounts]:
         """Sections (chapters and sections), passages and summaries of each build."""
         rows = self._db.rows_in(
-            "SELECT build_id, SUM(level IN ('chapter', 'section')) AS sections,"
-            " SUM(level = 'passage') AS passages,"
-            " SUM(level != 'passage' AND summary_key IS NOT NULL) AS summaries"
+            "SELECT build_id,"
+            " SUM(CASE WHEN level IN ('chapter', 'section') THEN 1 ELSE 0 END) AS sections,"
+            " SUM(CASE WHEN level = 'passage' THEN 1 ELSE 0 END) AS passages,"
+            " SUM(CASE WHEN level != 'passage' AND summary_key IS NOT NULL THEN 1 ELSE 0 END)"
+            " AS summaries"
             " FROM nodes WHERE build_id IN ({marks}) GROUP BY build_id",
             build_ids,
         )
@@ -127,8 +129,10 @@ class HistoryTable:
             db.execute("DELETE FROM revision_changes WHERE build_id = ?", (build_id,))
             if completed:
                 db.execute(
-                    "INSERT OR REPLACE INTO pruned_revisions (doc_id, revision, build_id,"
-                    " ingested_at, pruned_at) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO pruned_revisions (doc_id, revision, build_id, ingested_at,"
+                    " pruned_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (doc_id, revision, build_id)"
+                    " DO UPDATE SET ingested_at = excluded.ingested_at,"
+                    " pruned_at = excluded.pruned_at",
                     (doc_id, revision, build_id, ingested_at, time.time()),
                 )
             still = {
@@ -172,7 +176,7 @@ class HistoryTable:
             for r in rows
         ]
 
-    def changed_since(self, since: float) -> list[sqlite3.Row]:
+    def changed_since(self, since: float) -> list[Row]:
         """Builds completed at or after ``since`` (epoch seconds), oldest first."""
         return self._db.db.execute(
             "SELECT b.build_id, b.doc_id, b.revision, b.completed_at, d.source FROM builds b"
@@ -200,28 +204,23 @@ class HistoryTable:
         """Store a build's one-line change."""
         with self._db.write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO revision_changes (build_id, previous, line, counts)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO revision_changes (build_id, previous, line, counts)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (build_id) DO UPDATE SET"
+                " previous = excluded.previous, line = excluded.line, counts = excluded.counts",
                 (build_id, previous, line, json.dumps(counts)),
             )
 
     def file_pages(self) -> tuple[int, int, int]:
-        """The catalog file's page size, page count and free pages."""
-        db = self._db.db
-        size = int(db.execute("PRAGMA page_size").fetchone()[0])
-        count = int(db.execute("PRAGMA page_count").fetchone()[0])
-        free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
-        return size, count, free
+        """The catalog's page size, page count and free pages (PostgreSQL: none free)."""
+        return self._db.backend.storage_pages()
 
     def vacuum(self) -> None:
-        """Give the free pages back to the file system (rewrites the file; readers continue)."""
-        with self._db._write_lock:
-            self._db.db.execute("VACUUM")
-            # in WAL mode the rewritten pages go through the log: fold it back, then truncate
-            self._db.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        """Give the free pages back to the file system (SQLite rewrites the file; readers
+        continue)."""
+        self._db.backend.compact()
 
 
-def _pruned(row: sqlite3.Row) -> PrunedRevision:
+def _pruned(row: Row) -> PrunedRevision:
     return PrunedRevision(
         doc_id=row["doc_id"],
         revision=row["revision"],

@@ -1,7 +1,8 @@
 """The ``jobs`` table as a queue that any number of workers share: claims, leases, takeovers.
 
 A worker *claims* the oldest queued job in one write transaction (on SQLite ``BEGIN IMMEDIATE``
-serializes claims between processes), recording its id and ``lease_until``; it renews the lease
+serializes claims between processes; on PostgreSQL ``FOR UPDATE SKIP LOCKED`` lets concurrent
+claims pass each other), recording its id and ``lease_until``; it renews the lease
 by :meth:`JobQueue.heartbeat` while the job runs. A job whose lease ran out (its worker was
 killed, or lost the catalog) is *expired*: queued again for another worker while it has runs
 left (``attempts`` < the cap), failed as ``interrupted`` (upload kept, retryable) after that, so
@@ -52,8 +53,11 @@ class JobQueue(JobStore):
         with self.catalog.write() as db:
             if self.running(now) >= max_running:
                 return None
+            # SQLite's write transaction already serializes claims; PostgreSQL's workers skip
+            # the rows another claim holds rather than wait for it.
+            skip = " FOR UPDATE SKIP LOCKED" if self.catalog.dialect == "postgresql" else ""
             row = db.execute(
-                "SELECT job_id FROM jobs WHERE status = 'queued' ORDER BY created_at LIMIT 1"
+                f"SELECT job_id FROM jobs WHERE status = 'queued' ORDER BY created_at LIMIT 1{skip}"
             ).fetchone()
             if row is None:
                 return None

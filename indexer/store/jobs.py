@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from indexer.errors import JobInterruptedError, NotFoundError
+from indexer.store.backends import Row
 
 if TYPE_CHECKING:
     from indexer.store.db import Database
@@ -59,7 +59,7 @@ class Job:
         }
 
 
-def _job(row: sqlite3.Row) -> Job:
+def _job(row: Row) -> Job:
     return Job(
         job_id=row["job_id"],
         doc_id=row["doc_id"],
@@ -192,11 +192,12 @@ class JobStore:
         With ``worker``, only while that worker holds the job (False: another worker took it
         over after this one's lease expired, and nothing is changed).
         """
+        owned = "" if worker is None else " AND worker_id = ?"
         with self.catalog.write() as db:
             cur = db.execute(
                 "UPDATE jobs SET status = ?, progress = ?, report = ?, error = ?,"
                 " finished_at = ?, upload = CASE WHEN ? THEN upload ELSE NULL END,"
-                " lease_until = NULL WHERE job_id = ? AND (? IS NULL OR worker_id = ?)",
+                f" lease_until = NULL WHERE job_id = ?{owned}",
                 (
                     status,
                     json.dumps(progress),
@@ -205,8 +206,7 @@ class JobStore:
                     time.time(),
                     keep_upload,
                     job_id,
-                    worker,
-                    worker,
+                    *(() if worker is None else (worker,)),
                 ),
             )
         return cur.rowcount == 1
@@ -272,7 +272,9 @@ class JobStore:
         with self.catalog.write() as db:
             db.execute(
                 "INSERT INTO publishes (doc_id, as_of, revision) VALUES (?, ?, ?)"
-                " ON CONFLICT (doc_id) DO UPDATE SET as_of = MAX(as_of, excluded.as_of),"
+                " ON CONFLICT (doc_id) DO UPDATE SET as_of = CASE"
+                " WHEN excluded.as_of > publishes.as_of THEN excluded.as_of"
+                " ELSE publishes.as_of END,"
                 " revision = excluded.revision",
                 (doc_id, as_of, revision),
             )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
+
+from indexer.store.backends import Row
 
 if TYPE_CHECKING:
     from indexer.store.db import Database
@@ -34,7 +35,7 @@ class ApiKey:
         return {**asdict(self), "active": self.active}
 
 
-def _key(row: sqlite3.Row) -> ApiKey:
+def _key(row: Row) -> ApiKey:
     return ApiKey(
         key_id=row["key_id"],
         role=cast(Role, row["role"]),

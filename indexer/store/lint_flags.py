@@ -52,7 +52,9 @@ class LintFlagTable:
             return
         with self._db.write() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO lint_flags (summary_key, inputs, flags, created_at)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO lint_flags (summary_key, inputs, flags, created_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (summary_key) DO UPDATE SET"
+                " inputs = excluded.inputs, flags = excluded.flags,"
+                " created_at = excluded.created_at",
                 rows,
             )

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from indexer.store.backends import Row
 from indexer.store.records import LexicalRow, NodeRecord, PassageRow, VectorSource
 
 if TYPE_CHECKING:
@@ -27,11 +27,11 @@ class NodeTable:
         self._db = database
 
     # rows (browse, audit) ------------------------------------------------------------------
-    def rows(self, node_ids: Iterable[str]) -> list[sqlite3.Row]:
+    def rows(self, node_ids: Iterable[str]) -> list[Row]:
         """Nodes by id (unknown ids are left out), in no particular order."""
         return list(self._db.rows_in("SELECT * FROM nodes WHERE node_id IN ({marks})", node_ids))
 
-    def children(self, node_id: str, build_id: int, *, inner: bool = False) -> list[sqlite3.Row]:
+    def children(self, node_id: str, build_id: int, *, inner: bool = False) -> list[Row]:
         """A node's children in order; only the inner ones (not passages) with ``inner``."""
         extra = " AND level != 'passage'" if inner else ""
         return self._db.db.execute(
@@ -39,7 +39,7 @@ class NodeTable:
             (node_id, build_id),
         ).fetchall()
 
-    def inner_of_build(self, build_id: int) -> list[sqlite3.Row]:
+    def inner_of_build(self, build_id: int) -> list[Row]:
         """A build's inner nodes (everything but passages) in pre-order."""
         return self._db.db.execute(
             "SELECT * FROM nodes WHERE build_id = ? AND level != 'passage' ORDER BY ordinal",
@@ -75,7 +75,7 @@ class NodeTable:
 
     def passages_between(
         self, build_id: int, first: str, last: str, *, limit: int, offset: int
-    ) -> tuple[list[sqlite3.Row], int]:
+    ) -> tuple[list[Row], int]:
         """One page of a build's passages from ``first`` to ``last`` (node ids), and the total."""
         bounds = self._db.db.execute(
             "SELECT MIN(ordinal), MAX(ordinal) FROM nodes WHERE node_id IN (?, ?)", (first, last)
@@ -93,7 +93,7 @@ class NodeTable:
     def subtree_ids(self, node_id: str) -> set[str]:
         """The ids of a node and of everything below it."""
         rows = self._db.db.execute(
-            "WITH RECURSIVE below(id) AS (SELECT ? UNION ALL"
+            "WITH RECURSIVE below(id) AS (SELECT CAST(? AS TEXT) UNION ALL"
             " SELECT n.node_id FROM nodes n JOIN below ON n.parent_id = below.id)"
             " SELECT id FROM below",
             (node_id,),
@@ -112,7 +112,7 @@ class NodeTable:
             PassageRow(node_id=r[0], heading_path=r[1], vector_id=r[2]) for r in rows.fetchall()
         ]
 
-    def passage_details(self, node_ids: Iterable[str]) -> dict[str, sqlite3.Row]:
+    def passage_details(self, node_ids: Iterable[str]) -> dict[str, Row]:
         """Text and provenance of passages: node row plus ``source`` and ``revision``."""
         rows = self._db.rows_in(
             "SELECT n.node_id, n.doc_id, n.heading_path, n.char_start, n.char_end,"
@@ -251,7 +251,7 @@ class NodeTable:
         return out
 
 
-def _vector_sources(rows: Iterable[sqlite3.Row]) -> list[VectorSource]:
+def _vector_sources(rows: Iterable[Row]) -> list[VectorSource]:
     out: dict[str, VectorSource] = {}
     for r in rows:
         if r["vector_id"] not in out:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
+
+from indexer.store.backends import Row
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,7 +125,7 @@ class NodeRecord:
         return "passage" if self.is_passage else "summary"
 
     @staticmethod
-    def from_row(row: sqlite3.Row) -> NodeRecord:
+    def from_row(row: Row) -> NodeRecord:
         """A record from a ``nodes`` row."""
         pages = (
             (int(row["page_start"]), int(row["page_end"]))

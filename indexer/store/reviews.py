@@ -7,11 +7,12 @@ that node's review) and the audit log refuses updates and deletes (schema trigge
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from indexer.store.backends import Row
 
 if TYPE_CHECKING:
     from indexer.store.db import Database
@@ -44,10 +45,10 @@ class ReviewTable:
         """Store a review and its audit log entry in one transaction; return the review id."""
         now = time.time()
         with self._db.write() as db:
-            cur = db.execute(
+            row = db.execute(
                 "INSERT INTO reviews (doc_id, node_hash, node_id, heading_path, level,"
                 " summary_key, status, corrected_text, note, reviewer, flags, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING review_id",
                 (
                     review.doc_id,
                     review.node_hash,
@@ -62,8 +63,8 @@ class ReviewTable:
                     json.dumps(review.flags),
                     now,
                 ),
-            )
-            review_id = int(cur.lastrowid or 0)
+            ).fetchone()
+            review_id = int(row[0])
             db.execute(
                 "INSERT INTO audit_log (at, actor, action, doc_id, node_id, node_hash, review_id,"
                 " detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -83,19 +84,20 @@ class ReviewTable:
     def log(self, *, actor: str, action: str, doc_id: str, detail: dict[str, Any]) -> int:
         """Append an audit log entry for a write that is not a review; return its id."""
         with self._db.write() as db:
-            cur = db.execute(
-                "INSERT INTO audit_log (at, actor, action, doc_id, detail) VALUES (?, ?, ?, ?, ?)",
+            row = db.execute(
+                "INSERT INTO audit_log (at, actor, action, doc_id, detail) VALUES (?, ?, ?, ?, ?)"
+                " RETURNING entry_id",
                 (time.time(), actor, action, doc_id, json.dumps(detail, ensure_ascii=False)),
-            )
-        return int(cur.lastrowid or 0)
+            ).fetchone()
+        return int(row[0])
 
-    def get(self, review_id: int) -> sqlite3.Row | None:
+    def get(self, review_id: int) -> Row | None:
         """One review row by id."""
         return self._db.db.execute(
             "SELECT * FROM reviews WHERE review_id = ?", (review_id,)
         ).fetchone()
 
-    def of_documents(self, doc_ids: Iterable[str]) -> list[sqlite3.Row]:
+    def of_documents(self, doc_ids: Iterable[str]) -> list[Row]:
         """Every review of these documents, oldest first."""
         rows = self._db.rows_in("SELECT * FROM reviews WHERE doc_id IN ({marks})", doc_ids)
         return sorted(rows, key=lambda r: r["review_id"])
@@ -114,9 +116,7 @@ class ReviewTable:
         """Number of reviews ever recorded."""
         return int(self._db.db.execute("SELECT COUNT(*) FROM reviews").fetchone()[0])
 
-    def log_page(
-        self, *, doc_id: str | None, limit: int, offset: int
-    ) -> tuple[list[sqlite3.Row], int]:
+    def log_page(self, *, doc_id: str | None, limit: int, offset: int) -> tuple[list[Row], int]:
         """One page of the audit log, newest first, and the number of entries in all."""
         where, args = ("WHERE doc_id = ?", (doc_id,)) if doc_id else ("", ())
         db = self._db.db

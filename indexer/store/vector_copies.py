@@ -1,4 +1,4 @@
-"""The vectors, in SQLite too: what the vector store is rebuilt from, never encoded again."""
+"""The vectors, in the catalog too: what the vector store is rebuilt from, never encoded again."""
 
 from __future__ import annotations
 
@@ -29,8 +29,9 @@ class VectorCopies:
         ]
         with self._db.write() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO vector_copies (vector_id, doc_id, kind, vector)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO vector_copies (vector_id, doc_id, kind, vector)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (vector_id) DO UPDATE SET"
+                " doc_id = excluded.doc_id, kind = excluded.kind, vector = excluded.vector",
                 rows,
             )
 

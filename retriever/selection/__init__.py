@@ -8,7 +8,6 @@ route (``POST /v1/select``).
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from indexer.errors import ConflictError, InvalidRequestError
+from indexer.store.backends import Row
 from retriever.selection.balanced import BalancedMethod
 from retriever.selection.base import (
     METHODS,
@@ -215,9 +215,7 @@ def _clusters(
     return out
 
 
-def _representative(
-    row: sqlite3.Row, *, rank: int, score: float, distance: float
-) -> Representative:
+def _representative(row: Row, *, rank: int, score: float, distance: float) -> Representative:
     pages = [row["page_start"], row["page_end"]] if row["page_start"] is not None else None
     return Representative(
         rank=rank,

@@ -12,7 +12,6 @@ match, and files of builds no longer served are deleted when a new one is writte
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from indexer.errors import (
     StoreInconsistentError,
 )
 from indexer.hashing import hash_parts
+from indexer.store.backends import Row
 from indexer.store.records import PassageRow
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ def _load(
     return blocks.result(scope_docs)
 
 
-def passage_details(index: Index, node_ids: list[str]) -> dict[str, sqlite3.Row]:
+def passage_details(index: Index, node_ids: list[str]) -> dict[str, Row]:
     """Text and provenance of passages: node row plus ``source`` and ``revision``."""
     return index.catalog.nodes.passage_details(node_ids)
 

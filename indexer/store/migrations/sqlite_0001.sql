@@ -1,4 +1,6 @@
--- SQLite is the system of record; Chroma holds derived vectors only.
+-- The baseline catalog (revision 0001) on SQLite: the schema as it was before migrations, so a
+-- store made then upgrades in place (every statement is IF NOT EXISTS). SQLite is the system of
+-- record by default; Chroma holds derived vectors only.
 CREATE TABLE IF NOT EXISTS documents (
     doc_id        TEXT PRIMARY KEY,
     source        TEXT NOT NULL,
@@ -183,15 +185,3 @@ CREATE TABLE IF NOT EXISTS revision_changes (
     line          TEXT NOT NULL,
     counts        TEXT NOT NULL
 );
-
--- Every change of a served revision (a publish, a deletion) bumps seq, so that a replica learns
--- of publishes by other processes by polling one row (retriever/snapshot.py).
-CREATE TABLE IF NOT EXISTS publish_counter (
-    id  INTEGER PRIMARY KEY CHECK (id = 1),
-    seq INTEGER NOT NULL
-);
-INSERT INTO publish_counter (id, seq) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;
-CREATE TRIGGER IF NOT EXISTS documents_published AFTER UPDATE OF current_build ON documents
-BEGIN UPDATE publish_counter SET seq = seq + 1 WHERE id = 1; END;
-CREATE TRIGGER IF NOT EXISTS documents_deleted AFTER DELETE ON documents
-BEGIN UPDATE publish_counter SET seq = seq + 1 WHERE id = 1; END;
