@@ -174,3 +174,19 @@ def test_the_queue_limit_is_checked_where_the_job_is_created(
     assert q2.create(job_id="b", **kw) is not None  # type: ignore[arg-type]
     assert q1.create(job_id="c", **kw) is None  # type: ignore[arg-type]
     assert q2.has_work()
+
+
+def test_a_transient_error_queues_the_job_again_and_the_run_counts(
+    tmp_path: Path, location: Path | str
+) -> None:
+    q = _queue(location)
+    (job_id,) = _submit(q, tmp_path)
+    assert q.claim("w1", lease_seconds=LEASE, max_running=5) is not None
+    error = {"code": "backend_error", "message": "Chroma did not answer", "detail": None}
+    assert not q.requeue("w2", job_id, error)  # only the holder may
+    assert q.requeue("w1", job_id, error)
+    job = q.get(job_id)
+    assert job.status == "queued" and job.worker is None
+    assert job.progress["last_error"]["code"] == "backend_error"
+    again = q.claim("w2", lease_seconds=LEASE, max_running=5)
+    assert again is not None and again.attempts == 2

@@ -38,6 +38,7 @@ from typing import IO, Any
 from api.service.job_worker import QueueConsumer, worker_name
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import (
+    BackendError,
     BadInputError,
     CatalogUnavailableError,
     ConfigError,
@@ -52,7 +53,7 @@ from indexer.index import Index
 from indexer.parsers import parse_bytes
 from indexer.parsers.registry import is_supported, supported_suffixes
 from indexer.progress import ProgressEvent
-from indexer.settings import runs_jobs, uploads_folder
+from indexer.settings import max_job_attempts, runs_jobs, uploads_folder
 from indexer.store.job_queue import JobQueue
 from indexer.store.jobs import JOB_STATUSES, Job, JobStatus, JobStore
 from indexer.supersession import job_supersession
@@ -89,10 +90,16 @@ class JobRunner:
             self.settings,
             worker=self.worker,
             run=self.run,
-            after_job=index.catalog.close,
+            after_job=self._after_job,
         )
         self._consuming = False
         self._lock_file: IO[str] | None = None
+
+    def _after_job(self) -> None:
+        # A SQLite connection belongs to its thread: closed after each job, as the thread may
+        # wait long for the next. PostgreSQL's close ends the pool every thread shares.
+        if self.index.catalog.dialect == "sqlite":
+            self.index.catalog.close()
 
     # lifecycle -----------------------------------------------------------------------------
     def acquire(self) -> None:
@@ -311,6 +318,15 @@ class JobRunner:
             )
         except JobSupersededError as exc:
             self._fail(job, tracker, exc.to_json(), keep_upload=False)
+        except (BackendError, CatalogUnavailableError) as exc:
+            # A backend that failed (Chroma, a summarizer server, the database) may answer the
+            # next run: queued again while the job has runs left (the cache keeps the work).
+            if job.attempts >= max_job_attempts(self.settings) or not self.store.requeue(
+                self.worker, job_id, exc.to_json()
+            ):
+                self._fail(job, tracker, exc.to_json(), keep_upload=True)
+            else:
+                log.warning("job %s: %s; queued again", job_id, exc.message)
         except OverstoryError as exc:
             # Bad input fails the same way again; anything else may succeed on a retry.
             keep = not isinstance(exc, BadInputError)

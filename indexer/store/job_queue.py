@@ -96,6 +96,17 @@ class JobQueue(JobStore):
             )
         return cur.rowcount == 1
 
+    def requeue(self, worker: str, job_id: str, error: dict[str, Any]) -> bool:
+        """Queue a job that ``worker`` holds again after a transient error (the run counts)."""
+        progress = {"stage": "queued", "last_error": error}
+        with self.catalog.write() as db:
+            cur = db.execute(
+                "UPDATE jobs SET status = 'queued', worker_id = NULL, lease_until = NULL,"
+                " progress = ? WHERE job_id = ? AND worker_id = ? AND status = 'running'",
+                (json.dumps(progress), job_id, worker),
+            )
+        return cur.rowcount == 1
+
     def drop_leases(self, worker: str) -> list[str]:
         """End the leases ``worker`` held before it restarted (only it can know it died)."""
         with self.catalog.write() as db:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from indexer.errors import JobInterruptedError, NotFoundError
+from indexer.errors import NotFoundError
 from indexer.store.backends import Row
 
 if TYPE_CHECKING:
@@ -285,20 +285,3 @@ class JobStore:
             "SELECT as_of, revision FROM publishes WHERE doc_id = ?", (doc_id,)
         ).fetchone()
         return None if row is None else (float(row[0]), row[1])
-
-    def interrupt(self) -> tuple[list[str], list[str]]:
-        """After a crash: fail jobs left running; return them and the jobs still queued."""
-        with self.catalog.write() as db:
-            running = [r[0] for r in db.execute("SELECT job_id FROM jobs WHERE status = 'running'")]
-            for job_id in running:
-                error = JobInterruptedError(
-                    "the server stopped while this job was running; retry it "
-                    f"(POST /v1/jobs/{job_id}/retry) or upload again: work already done is "
-                    "reused"
-                ).to_json()
-                db.execute(
-                    "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?"
-                    " WHERE job_id = ?",
-                    (json.dumps(error), time.time(), job_id),
-                )
-        return running, self.queued_ids()
