@@ -46,13 +46,17 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Tests marked ``backends`` run once per catalog backend; the others on SQLite only,
     unless TEST_CATALOG_BACKENDS (e.g. ``postgres``) names the backends of every test."""
-    if "catalog_backend" not in metafunc.fixturenames:
-        return
     forced = [b for b in os.environ.get("TEST_CATALOG_BACKENDS", "").split(",") if b]
-    if forced:
-        metafunc.parametrize("catalog_backend", forced, indirect=True)
-    elif metafunc.definition.get_closest_marker("backends") is not None:
-        metafunc.parametrize("catalog_backend", BACKENDS, indirect=True)
+    marked = metafunc.definition.get_closest_marker("backends") is not None
+    backends = forced or (list(BACKENDS) if marked else [])
+    explicit = {
+        n.strip()
+        for m in metafunc.definition.iter_markers("parametrize")
+        for n in (m.args[0].split(",") if isinstance(m.args[0], str) else m.args[0])
+    }
+    for name, scope in (("catalog_backend", "function"), ("module_catalog_backend", "module")):
+        if name in metafunc.fixturenames and backends and name not in explicit:
+            metafunc.parametrize(name, backends, indirect=True, scope=scope)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
@@ -77,6 +81,26 @@ def database_url(catalog_backend: str, request: pytest.FixtureRequest) -> Iterat
     """The ``database_url`` setting of the test's backend: empty for SQLite, a fresh
     PostgreSQL database (migrated, no rows) for ``postgres``, dropped afterwards."""
     if catalog_backend == "sqlite":
+        yield ""
+        return
+    server: PostgresServer = request.getfixturevalue("postgres")
+    url = server.create_database()
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture(scope="module")
+def module_catalog_backend(request: pytest.FixtureRequest) -> str:
+    """:func:`catalog_backend` of the module-scoped stores."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture(scope="module")
+def module_database_url(
+    module_catalog_backend: str, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """:func:`database_url` of the module-scoped stores."""
+    if module_catalog_backend == "sqlite":
         yield ""
         return
     server: PostgresServer = request.getfixturevalue("postgres")

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from indexer.settings import Settings
+
 ROOT = Path(__file__).resolve().parent.parent
 OVERSTORY = [sys.executable, "-m", "api.cli"]
 
@@ -25,6 +27,11 @@ def run_cli(*args: str, env: dict[str, str] | None = None, check: bool = True) -
         )
     out = json.loads(proc.stdout) if proc.stdout.strip().startswith(("{", "[")) else proc.stdout
     return proc.returncode, out, proc.stderr
+
+
+def catalog_env(settings: Settings) -> dict[str, str]:
+    """The environment that points a CLI subprocess at the same catalog as ``settings``."""
+    return {"OVERSTORY_DATABASE_URL": settings.database_url} if settings.database_url else {}
 
 
 def walk(node: dict[str, Any]) -> list[dict[str, Any]]:

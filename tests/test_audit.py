@@ -23,8 +23,10 @@ from indexer.index import Index
 from indexer.reviews import review_states_by_id
 from indexer.settings import Settings
 from tests.audit_support import DOC, MANUAL, audit_index, ingest_manual, node_by_title
-from tests.helpers import run_cli
+from tests.helpers import catalog_env, run_cli
 from tests.http_support import FIXTURES, Service, service
+
+pytestmark = pytest.mark.backends
 
 
 @pytest.fixture
@@ -419,7 +421,7 @@ def test_cli_lists_the_queue_and_reviews(fast_settings: Settings) -> None:
     idx = audit_index(fast_settings)
     ingest_manual(idx)
     store = str(fast_settings.store)
-    env = {"OVERSTORY_EMBEDDER": "hashing"}
+    env = {"OVERSTORY_EMBEDDER": "hashing", **catalog_env(fast_settings)}
     _, listed, _ = run_cli("audit", "--store", store, "--limit", "2", "--json", env=env)
     assert [i["node"]["title"] for i in listed["items"]] == ["1.1 Replacement", "1.2 Inspection"]
     node_id = listed["items"][1]["node"]["node_id"]

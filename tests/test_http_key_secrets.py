@@ -102,6 +102,7 @@ def _summarized_node(tree: dict[str, Any]) -> str:
     raise AssertionError("no summarized node")
 
 
+@pytest.mark.backends
 def test_every_write_records_the_acting_key(fast_settings: Settings) -> None:
     with service(fast_settings) as svc:
         editor, admin, auditor = (_key_id(svc.keys[r]) for r in ("editor", "admin", "auditor"))

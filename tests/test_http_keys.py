@@ -17,36 +17,40 @@ from api.service.keys import ROLES, role_allows
 from indexer.errors import ConfigError
 from indexer.index import Index
 from indexer.settings import Settings
+from tests.helpers import catalog_env
 from tests.http_support import bearer, service
 
 
-def _cli(*args: str) -> dict[str, object]:
-    result = CliRunner().invoke(main, list(args))
+def _cli(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    result = CliRunner().invoke(main, list(args), env=env)
     assert result.exit_code == 0, result.output
     out: dict[str, object] = json.loads(result.stdout)
     return out
 
 
-def test_keys_cli_create_list_revoke(tmp_path: Path) -> None:
+@pytest.mark.backends
+def test_keys_cli_create_list_revoke(tmp_path: Path, database_url: str) -> None:
     store = tmp_path / "store"
+    settings = Settings(store=store, embedder="hashing", database_url=database_url)
+    env = catalog_env(settings)
     created = _cli(
-        "keys", "create", "--role", "reader", "--name", "chatbot", "--store", str(store), "--json"
-    )
+        "keys", "create", "--role", "reader", "--name", "chatbot", "--store", str(store), "--json",
+        env=env,
+    )  # fmt: skip
     assert set(created) >= {"key", "role", "name"}
     assert created["role"] == "reader" and created["name"] == "chatbot"
     key = str(created["key"])
     assert key.startswith("ovs_")
 
-    listed = _cli("keys", "list", "--store", str(store), "--json")
+    listed = _cli("keys", "list", "--store", str(store), "--json", env=env)
     (record,) = listed["keys"]  # type: ignore[misc]
     assert record["role"] == "reader" and record["active"] is True
     assert key not in json.dumps(listed)
 
-    settings = Settings(store=store, embedder="hashing")
     with service(settings) as svc:
         assert svc.client.get("/v1/documents", headers=bearer(key)).status_code == 200
         assert svc.client.delete("/v1/documents/x.md", headers=bearer(key)).status_code == 403
-        revoked = _cli("keys", "revoke", record["key_id"], "--store", str(store), "--json")
+        revoked = _cli("keys", "revoke", record["key_id"], "--store", str(store), "--json", env=env)
         assert revoked["revoked"] == record["key_id"]
         # A running service refuses the key at once.
         assert svc.client.get("/v1/documents", headers=bearer(key)).status_code == 401
@@ -94,10 +98,11 @@ def test_default_settings_need_keys(tmp_path: Path) -> None:
         assert svc.client.get("/v1/documents").status_code == 401
 
 
+@pytest.mark.backends
 def test_serve_bootstraps_an_admin_key_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], database_url: str
 ) -> None:
-    settings = Settings(store=tmp_path / "s", embedder="hashing")
+    settings = Settings(store=tmp_path / "s", embedder="hashing", database_url=database_url)
     index = Index(settings)
     _bootstrap_key(settings, index)
     printed = capsys.readouterr().err

@@ -95,10 +95,16 @@ TABLE: list[Call] = [
 PRINCIPALS = [None, "invalid", "revoked", *ROLES]
 
 
+pytestmark = pytest.mark.backends
+
+
 @pytest.fixture(scope="module")
-def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, dict[str, Any]]]:
+def ctx(
+    tmp_path_factory: pytest.TempPathFactory, module_database_url: str
+) -> Iterator[tuple[Service, dict[str, Any]]]:
     store: Path = tmp_path_factory.mktemp("roles")
-    with service(Settings(store=store / "store", embedder="hashing")) as svc:
+    settings = Settings(store=store / "store", embedder="hashing", database_url=module_database_url)
+    with service(settings) as svc:
         job = svc.ingest(DOC, (FIXTURES / DOC).read_bytes())
         tree = svc.client.get(f"/v1/documents/{DOC}/tree", headers=svc.as_role("reader")).json()
         revoked, record = svc.app.state.keys.create(role="admin", name="revoked")

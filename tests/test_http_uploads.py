@@ -20,10 +20,19 @@ VALID = (FIXTURES / "pump-x200.md").read_bytes()
 LIMIT = 200_000
 
 
+pytestmark = pytest.mark.backends
+
+
 @pytest.fixture(scope="module")
-def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+def svc(tmp_path_factory: pytest.TempPathFactory, module_database_url: str) -> Iterator[Service]:
     store = tmp_path_factory.mktemp("uploads") / "store"
-    settings = Settings(store=store, embedder="hashing", max_document_bytes=LIMIT, max_k=20)
+    settings = Settings(
+        store=store,
+        embedder="hashing",
+        max_document_bytes=LIMIT,
+        max_k=20,
+        database_url=module_database_url,
+    )
     with service(settings) as s:
         s.ingest("pump-x200.md", VALID)
         yield s

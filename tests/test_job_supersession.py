@@ -9,10 +9,13 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from indexer.index import Index
+import pytest
+
+from indexer.index import Index, open_catalog
 from indexer.settings import Settings
-from indexer.store.catalog import Catalog
 from tests.http_support import service
+
+pytestmark = pytest.mark.backends
 
 DOC = "guide.md"
 
@@ -24,10 +27,10 @@ def _manual(version: str) -> bytes:
     ).encode()
 
 
-def _left_behind(store: Path, data: bytes, *, running: bool) -> str:
+def _left_behind(settings: Settings, data: bytes, *, running: bool) -> str:
     """A job as a killed server leaves it: its upload kept, the row running (or queued)."""
-    catalog = Catalog(store / "overstory.db")
-    uploads = store / "uploads"
+    catalog = open_catalog(settings)
+    uploads = settings.store / "uploads"
     uploads.mkdir(parents=True, exist_ok=True)
     job_id = uuid.uuid4().hex
     path = uploads / job_id
@@ -39,19 +42,21 @@ def _left_behind(store: Path, data: bytes, *, running: bool) -> str:
     return job_id
 
 
-def _served(store: Path) -> str:
-    catalog = Catalog(store / "overstory.db")
+def _served(settings: Settings) -> str:
+    catalog = open_catalog(settings)
     row = catalog.document(DOC)
     catalog.close()
     assert row is not None
     return str(row["revision"])
 
 
-def test_retrying_an_interrupted_job_after_a_newer_revision_is_refused(tmp_path: Path) -> None:
-    settings = Settings(store=tmp_path / "store", embedder="hashing")
+def test_retrying_an_interrupted_job_after_a_newer_revision_is_refused(
+    fast_settings: Settings,
+) -> None:
+    settings = fast_settings
     with service(settings) as svc:
         svc.ingest(DOC, _manual("v1"))
-    job_id = _left_behind(settings.store, _manual("v2"), running=True)
+    job_id = _left_behind(settings, _manual("v2"), running=True)
 
     with service(settings) as svc:
         editor = svc.as_role("editor")
@@ -70,14 +75,16 @@ def test_retrying_an_interrupted_job_after_a_newer_revision_is_refused(tmp_path:
         assert error["code"] == "superseded"
         assert rev3[:12] in error["message"]
         assert error["detail"]["served_revision"] == rev3
-        assert _served(settings.store) == rev3
+        assert _served(settings) == rev3
     assert not list((settings.store / "uploads").iterdir())
 
 
-def test_a_cli_ingest_while_the_server_is_down_supersedes_older_jobs(tmp_path: Path) -> None:
-    settings = Settings(store=tmp_path / "store", embedder="hashing")
-    interrupted = _left_behind(settings.store, _manual("v1"), running=True)
-    queued = _left_behind(settings.store, _manual("v2"), running=False)
+def test_a_cli_ingest_while_the_server_is_down_supersedes_older_jobs(
+    tmp_path: Path, fast_settings: Settings
+) -> None:
+    settings = fast_settings
+    interrupted = _left_behind(settings, _manual("v1"), running=True)
+    queued = _left_behind(settings, _manual("v2"), running=False)
     folder = tmp_path / "manuals"
     folder.mkdir()
     (folder / DOC).write_bytes(_manual("v3"))
@@ -91,14 +98,14 @@ def test_a_cli_ingest_while_the_server_is_down_supersedes_older_jobs(tmp_path: P
             job = svc.wait_job(job_id)
             assert job["error"]["code"] == "superseded", job
             assert svc.client.post(f"/v1/jobs/{job_id}/retry", headers=editor).status_code == 409
-        assert _served(settings.store) == doc.revision
+        assert _served(settings) == doc.revision
 
 
-def test_a_deleted_document_is_not_brought_back_by_a_retry(tmp_path: Path) -> None:
-    settings = Settings(store=tmp_path / "store", embedder="hashing")
+def test_a_deleted_document_is_not_brought_back_by_a_retry(fast_settings: Settings) -> None:
+    settings = fast_settings
     with service(settings) as svc:
         svc.ingest(DOC, _manual("v1"))
-    job_id = _left_behind(settings.store, _manual("v2"), running=True)
+    job_id = _left_behind(settings, _manual("v2"), running=True)
 
     with service(settings) as svc:
         editor = svc.as_role("editor")

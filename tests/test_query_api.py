@@ -12,8 +12,11 @@ from click.testing import CliRunner
 
 from api.cli import main
 from indexer.settings import Settings
+from tests.helpers import catalog_env
 from tests.http_support import Service, service
 from tests.test_retriever import manual, other_manual
+
+pytestmark = pytest.mark.backends
 
 
 @pytest.fixture
@@ -30,7 +33,7 @@ def post(svc: Service, body: Any, **kw: Any) -> Any:
 
 def cli(settings: Settings, *args: str) -> Any:
     runner = CliRunner()
-    env = {"OVERSTORY_EMBEDDER": "hashing"}
+    env = {"OVERSTORY_EMBEDDER": "hashing", **catalog_env(settings)}
     return runner.invoke(main, [*args, "--store", str(settings.store)], env=env)
 
 

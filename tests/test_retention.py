@@ -20,6 +20,7 @@ from indexer.revisions import list_revisions
 from indexer.settings import Settings
 from indexer.store.reviews import NewReview
 from retriever import Retriever
+from tests.helpers import catalog_env
 from tests.http_support import service
 from tests.test_retriever import manual
 
@@ -92,8 +93,13 @@ def test_fifteen_revisions_keep_ten_and_the_pinned_one(tmp_path: Path) -> None:
     index.close()
 
 
-def test_every_ingest_prunes_and_a_pruned_revision_is_gone_over_http(tmp_path: Path) -> None:
-    settings = Settings(store=tmp_path / "store", embedder="hashing", keep_revisions=2)
+@pytest.mark.backends
+def test_every_ingest_prunes_and_a_pruned_revision_is_gone_over_http(
+    tmp_path: Path, database_url: str
+) -> None:
+    settings = Settings(
+        store=tmp_path / "store", embedder="hashing", keep_revisions=2, database_url=database_url
+    )
     with service(settings) as svc:
         index = svc.app.state.index
         reports = [index.ingest_bytes(revision(i), doc_id=DOC) for i in range(4)]
@@ -117,14 +123,18 @@ def test_every_ingest_prunes_and_a_pruned_revision_is_gone_over_http(tmp_path: P
         assert r.status_code == 200 and r.json()["summary"]["changed"] == 1
 
 
-def test_prune_from_the_cli(tmp_path: Path) -> None:
-    settings = Settings(store=tmp_path / "store", embedder="hashing", keep_revisions=5)
+@pytest.mark.backends
+def test_prune_from_the_cli(tmp_path: Path, database_url: str) -> None:
+    settings = Settings(
+        store=tmp_path / "store", embedder="hashing", keep_revisions=5, database_url=database_url
+    )
     index = Index(settings)
     for i in range(3):
         index.ingest_bytes(revision(i), doc_id=DOC)
     index.close()
     runner = CliRunner()
     env = {"OVERSTORY_EMBEDDER": "hashing", "OVERSTORY_KEEP_REVISIONS": "1"}
+    env.update(catalog_env(settings))
     store = ["--store", str(settings.store)]
     dry = runner.invoke(main, ["prune", "--dry-run", *store], env=env)
     assert dry.exit_code == 0, dry.output
@@ -139,8 +149,11 @@ def test_prune_from_the_cli(tmp_path: Path) -> None:
     assert doctor.exit_code == 0 and '"consistent": true' in doctor.output, doctor.output
 
 
-def test_an_open_review_pins_the_revision_it_was_made_on(tmp_path: Path) -> None:
-    settings = Settings(store=tmp_path / "store", embedder="hashing", keep_revisions=2)
+@pytest.mark.backends
+def test_an_open_review_pins_the_revision_it_was_made_on(tmp_path: Path, database_url: str) -> None:
+    settings = Settings(
+        store=tmp_path / "store", embedder="hashing", keep_revisions=2, database_url=database_url
+    )
     index = Index(settings)
     index.ingest_bytes(revision(0), doc_id=DOC)
     first = index.catalog.revisions(DOC)[-1]

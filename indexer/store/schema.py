@@ -75,7 +75,7 @@ def ensure_current(backend: Backend) -> None:
     if isinstance(backend, SqliteBackend):
         with _store_lock(backend.path.parent):
             if schema_revision(backend) != HEAD:
-                _upgrade(backend)
+                _upgrade(backend, HEAD)
         return
     at = f"is at schema revision {revision}" if revision else "has no Overstory schema"
     raise ConfigError(
@@ -85,18 +85,19 @@ def ensure_current(backend: Backend) -> None:
     )
 
 
-def migrate(location: Path | str) -> Migration:
-    """Upgrade the catalog at ``location`` (a SQLite file or a PostgreSQL URL) to the head."""
+def migrate(location: Path | str, *, revision: str = HEAD) -> Migration:
+    """Upgrade the catalog at ``location`` (a SQLite file or a PostgreSQL URL) to ``revision``
+    (default: the head, this code's schema)."""
     backend = open_backend(location)
     try:
         before = schema_revision(backend)
         _refuse_newer(backend, before)
-        if before != HEAD:
+        if before != revision:
             if isinstance(backend, SqliteBackend):
                 with _store_lock(backend.path.parent):
-                    _upgrade(backend)
+                    _upgrade(backend, revision)
             else:
-                _upgrade(backend)
+                _upgrade(backend, revision)
         return Migration(
             location=backend.location,
             dialect=backend.dialect,
@@ -116,7 +117,7 @@ def _refuse_newer(backend: Backend, revision: str | None) -> None:
         )
 
 
-def _upgrade(backend: Backend) -> None:
+def _upgrade(backend: Backend, revision: str) -> None:
     from alembic import command
     from alembic.config import Config
 
@@ -126,7 +127,7 @@ def _upgrade(backend: Backend) -> None:
     )
     # configparser reads % as interpolation
     config.set_main_option("sqlalchemy.url", backend.migration_url.replace("%", "%%"))
-    command.upgrade(config, "head")
+    command.upgrade(config, revision)
 
 
 @contextmanager
