@@ -8,8 +8,9 @@ manuals uploaded first. Two phases of the same length and load, in one run:
 - ``two_replicas``: clients alternate between the replicas.
 
 During both an editor keeps re-uploading a changed manual (through both replicas in turn).
-Every query must succeed and no response may mix two revisions of a document. Figures: p50 and
-p99 per replica, throughput, and the two-replica figures as ratios against the baseline.
+Every query must succeed and no response may mix two revisions of a document; after each
+re-upload, the seconds until both replicas answer the new revision are measured. Figures: p50
+and p99 per replica, throughput, and the two-replica figures as ratios against the baseline.
 
 Environment: ``OVERSTORY_BENCH_SECONDS`` (60), ``OVERSTORY_BENCH_CLIENTS`` (16),
 ``OVERSTORY_CLUSTER_DATABASE`` (``postgres`` when installed, else ``sqlite``),
@@ -90,13 +91,31 @@ class Phase:
                         self.errors.append(f"upload: {r.status_code} {r.text[:200]}")
                     return
                 job = _wait_job(client, self.editor, r.json()["job_id"])
+            lags = self._visible(job) if job["status"] == "done" else {}
             with self.lock:
                 self.jobs.append(
                     {"status": job["status"], "worker": job["worker"],
-                     "seconds": round(time.perf_counter() - started, 2)}
+                     "seconds": round(time.perf_counter() - started, 2), "visible_after_s": lags}
                 )  # fmt: skip
                 if job["status"] != "done":
                     self.errors.append(f"job: {job['error']}")
+
+    def _visible(self, job: dict[str, Any]) -> dict[str, float]:
+        """Seconds from the job's end until each replica's queries answer the new revision."""
+        revision = job["report"]["documents"][0]["revision"]
+        done_at = time.monotonic()
+        body = {"query": "pump seal", "documents": [MANUAL]}
+        lags: dict[str, float] = {}
+        for i, url in enumerate(self.urls):
+            while time.monotonic() - done_at < 30:
+                r = httpx.post(f"{url}/v1/query", headers=self.reader, json=body, timeout=60)
+                if r.status_code == 200 and {x["revision"] for x in r.json()["results"]} == {
+                    revision
+                }:
+                    break
+                time.sleep(0.05)
+            lags[f"replica-{i}"] = round(time.monotonic() - done_at, 2)
+        return lags
 
     def run(self, clients: int, offset: int) -> dict[str, Any]:
         self.deadline = time.monotonic() + self.seconds
@@ -130,6 +149,9 @@ class Phase:
             "responses_mixing_revisions": self.mixed,
             "reuploads": len(self.jobs),
             "reupload_workers": sorted({j["worker"] for j in self.jobs if j["worker"]}),
+            "new_revision_visible_max_s": max(
+                (lag for j in self.jobs for lag in j["visible_after_s"].values()), default=None
+            ),
         }
 
 
@@ -216,7 +238,10 @@ def main() -> dict[str, Any]:
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
     result["ok"] = all(
-        p["errors"] == 0 and p["responses_mixing_revisions"] == 0 and p["reuploads"] > 0
+        p["errors"] == 0
+        and p["responses_mixing_revisions"] == 0
+        and p["reuploads"] > 0
+        and (p["new_revision_visible_max_s"] or 0) <= 5.0
         for p in (one, two)
     )
     shutil.rmtree(root, ignore_errors=True)

@@ -257,11 +257,11 @@ class Settings(BaseSettings):
     )
 
     # several processes: workers and replicas (README "Several machines: workers and replicas")
-    run_jobs: bool | None = Field(
-        None,
-        description="Whether `overstory serve` also runs ingestion jobs; `false`: it only "
-        "enqueues them for `overstory worker` processes. Default: true on the store's own SQLite "
-        "catalog, false with `database_url` set.",
+    run_jobs: bool = Field(
+        True,
+        description="Whether `overstory serve` also runs ingestion jobs (its own worker threads, "
+        "one more consumer of the shared queue); `false`: it only enqueues them for `overstory "
+        "worker` processes.",
     )
     uploads_dir: Path | None = Field(
         None,
@@ -274,12 +274,12 @@ class Settings(BaseSettings):
         description="How long a worker's claim on a running job lasts without a heartbeat (it "
         "renews it every third of that); an expired job is taken over by another worker.",
     )
-    job_max_attempts: int | None = Field(
-        None,
+    job_max_attempts: int = Field(
+        1,
         ge=1,
-        description="Runs of one job before a job whose worker died is failed (`interrupted`) "
-        "instead of taken over. Default: 1 on the store's own SQLite catalog (a restart reports "
-        "it, as a single server did), 3 with `database_url` set.",
+        description="Runs of one job: a job whose worker died (or whose backend failed) is run "
+        "again by another worker while it has runs left, then failed (`interrupted`, "
+        "retryable). 1: never automatically, as a single server does; 3 for several workers.",
     )
     publish_poll_seconds: float = Field(
         0.5,
@@ -319,23 +319,6 @@ class Settings(BaseSettings):
         if path.is_file():
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
         return tuple(sources)
-
-
-def shared_catalog(settings: Settings) -> bool:
-    """True when the catalog is named by ``database_url`` (other machines may share it)."""
-    return bool(settings.database_url)
-
-
-def runs_jobs(settings: Settings) -> bool:
-    """Whether the API process runs ingestion jobs itself (setting ``run_jobs``)."""
-    return settings.run_jobs if settings.run_jobs is not None else not shared_catalog(settings)
-
-
-def max_job_attempts(settings: Settings) -> int:
-    """Runs of one job before it is failed as interrupted (setting ``job_max_attempts``)."""
-    if settings.job_max_attempts is not None:
-        return settings.job_max_attempts
-    return 3 if shared_catalog(settings) else 1
 
 
 def uploads_folder(settings: Settings) -> Path:

@@ -154,6 +154,7 @@ class Cluster:
             "OVERSTORY_CHROMA_URL": self.chroma_url,
             "OVERSTORY_UPLOADS_DIR": str(self.root / "uploads"),
             "OVERSTORY_RUN_JOBS": "false",
+            "OVERSTORY_JOB_MAX_ATTEMPTS": "3",
             "OVERSTORY_MAX_CONCURRENT_JOBS": str(self.workers),
             **self.env,
         }

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from indexer.settings import Settings, max_job_attempts
+from indexer.settings import Settings
 from indexer.store.catalog import Catalog
 from indexer.store.job_queue import JobQueue
 from indexer.supersession import supersede_jobs
@@ -87,7 +87,7 @@ class QueueConsumer:
 
     def expire(self) -> tuple[list[str], list[str]]:
         """Queue again or fail the jobs whose lease ran out; supersede the failed ones' peers."""
-        requeued, failed = self.queue.expire(max_attempts=max_job_attempts(self.settings))
+        requeued, failed = self.queue.expire(max_attempts=self.settings.job_max_attempts)
         for doc_id in {self.queue.get(j).doc_id for j in failed}:
             self._supersede(doc_id)
         return requeued, failed

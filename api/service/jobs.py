@@ -7,11 +7,11 @@ same report as ``overstory ingest --json``) or ``failed`` (with a canonical erro
 ``max_queued_jobs`` jobs wait or run and at most ``max_concurrent_jobs`` run, counted in the
 catalog over every replica and worker; a further upload gets :class:`TooManyJobsError` (429).
 
-Workers are the service's own threads (the default on the store's own SQLite catalog; setting
-``run_jobs``) and any number of ``overstory worker`` processes sharing the catalog
-(:mod:`api.service.job_worker`). A worker that dies (``kill -9``) stops renewing its lease; the
-job is then run again by another worker, from the summaries and vectors already committed, up
-to ``job_max_attempts`` runs; after that it is failed with code ``interrupted`` and keeps its
+Workers are the service's own threads (unless setting ``run_jobs`` is false) and any number of
+``overstory worker`` processes sharing the catalog (:mod:`api.service.job_worker`). A worker
+that dies (``kill -9``) stops renewing its lease; the job is then run again by another worker,
+from the summaries and vectors already committed, up to ``job_max_attempts`` runs (default 1:
+a single server restarting reports the job interrupted, as it always did); after that it is failed with code ``interrupted`` and keeps its
 upload, so ``retry`` (or uploading again) completes it and a file that kills its workers cannot
 put them in a crash loop. The indexer publishes a build atomically, so a partial revision is
 never served. Only one service serves a store folder (a lock file enforces it).
@@ -53,7 +53,7 @@ from indexer.index import Index
 from indexer.parsers import parse_bytes
 from indexer.parsers.registry import is_supported, supported_suffixes
 from indexer.progress import ProgressEvent
-from indexer.settings import max_job_attempts, runs_jobs, uploads_folder
+from indexer.settings import uploads_folder
 from indexer.store.job_queue import JobQueue
 from indexer.store.jobs import JOB_STATUSES, Job, JobStatus, JobStore
 from indexer.supersession import job_supersession
@@ -131,7 +131,7 @@ class JobRunner:
             ConfigError: Another service already serves this store folder.
         """
         self.acquire()
-        if not runs_jobs(self.settings):
+        if not self.settings.run_jobs:
             return {"interrupted": [], "resumed": []}
         return self.consume(self.settings.max_concurrent_jobs)
 
@@ -321,7 +321,7 @@ class JobRunner:
         except (BackendError, CatalogUnavailableError) as exc:
             # A backend that failed (Chroma, a summarizer server, the database) may answer the
             # next run: queued again while the job has runs left (the cache keeps the work).
-            if job.attempts >= max_job_attempts(self.settings) or not self.store.requeue(
+            if job.attempts >= self.settings.job_max_attempts or not self.store.requeue(
                 self.worker, job_id, exc.to_json()
             ):
                 self._fail(job, tracker, exc.to_json(), keep_upload=True)

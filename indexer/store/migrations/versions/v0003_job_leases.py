@@ -19,10 +19,14 @@ down_revision = "0002"
 branch_labels = None
 depends_on = None
 
+# SQLite has no ADD COLUMN IF NOT EXISTS: these are added only where missing (a catalog whose
+# migration record was lost is upgraded again from the baseline, which is IF NOT EXISTS too).
+_SQLITE_COLUMNS = (
+    ("worker_id", "TEXT"),
+    ("lease_until", "REAL"),
+    ("attempts", "INTEGER NOT NULL DEFAULT 0"),
+)
 _SQLITE = (
-    "ALTER TABLE jobs ADD COLUMN worker_id TEXT",
-    "ALTER TABLE jobs ADD COLUMN lease_until REAL",
-    "ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
     "CREATE TABLE IF NOT EXISTS publish_counter ("
     " id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)",
     "CREATE TRIGGER IF NOT EXISTS documents_published AFTER UPDATE OF current_build ON documents"
@@ -51,6 +55,11 @@ _POSTGRES = (
 def upgrade() -> None:
     """Add the lease columns, the counter and its triggers."""
     bind = op.get_bind()
+    if bind.dialect.name == "sqlite":
+        present = {r[1] for r in bind.exec_driver_sql("PRAGMA table_info(jobs)")}
+        for column, declaration in _SQLITE_COLUMNS:
+            if column not in present:
+                bind.exec_driver_sql(f"ALTER TABLE jobs ADD COLUMN {column} {declaration}")
     for statement in _SQLITE if bind.dialect.name == "sqlite" else _POSTGRES:
         bind.exec_driver_sql(statement)
     bind.exec_driver_sql(
