@@ -11,10 +11,11 @@ Workers are the service's own threads (unless setting ``run_jobs`` is false) and
 ``overstory worker`` processes sharing the catalog (:mod:`api.service.job_worker`). A worker
 that dies (``kill -9``) stops renewing its lease; the job is then run again by another worker,
 from the summaries and vectors already committed, up to ``job_max_attempts`` runs (default 1:
-a single server restarting reports the job interrupted, as it always did); after that it is failed with code ``interrupted`` and keeps its
-upload, so ``retry`` (or uploading again) completes it and a file that kills its workers cannot
-put them in a crash loop. The indexer publishes a build atomically, so a partial revision is
-never served. Only one service serves a store folder (a lock file enforces it).
+a single server restarting reports the job interrupted, as it always did); after that it is
+failed with code ``interrupted`` and keeps its upload, so ``retry`` (or uploading again)
+completes it and a file that kills its workers cannot put them in a crash loop. The indexer
+publishes a build atomically, so a partial revision is never served. Only one service serves
+a store folder (a lock file enforces it).
 
 A job whose upload is older than the revision served now (another upload, a CLI ingest or a
 deletion published since it was submitted) is *superseded* (:mod:`indexer.supersession`): it is
