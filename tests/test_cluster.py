@@ -148,6 +148,15 @@ def test_both_replicas_serve_each_new_revision_within_5_s_and_never_a_mix(
     editor = keys["editor"]
     first = wait_done(urls[0], editor, upload(urls[0], editor, "live.md", manual("live", "v0")))
     revisions = [first["report"]["documents"][0]["revision"]]
+    body = {"query": "valve pump bolt", "k": 10, "documents": ["live.md"]}
+    for url in urls:  # a replica knows the new document once it has followed the publish
+        deadline = time.monotonic() + 5.0
+        while True:
+            r = httpx.post(f"{url}/v1/query", headers=auth(editor), json=body)
+            if r.status_code == 200 and r.json()["results"]:
+                break
+            assert time.monotonic() < deadline, r.text
+            time.sleep(0.05)
     lags: list[float] = []
     with _Watcher(urls, editor, "live.md") as watcher:
         for n in range(1, 4):
