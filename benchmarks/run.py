@@ -28,6 +28,12 @@ def _agent_walk() -> Result:
     return bench_agent_walk.main()
 
 
+def _catalog() -> Result:
+    from benchmarks import bench_catalog
+
+    return bench_catalog.main()
+
+
 def _cluster() -> Result:
     from benchmarks import bench_cluster
 
@@ -108,6 +114,7 @@ def _replicas() -> Result:
 
 BENCHMARKS: dict[str, Callable[[], Result]] = {
     "agent_walk": _agent_walk,
+    "catalog": _catalog,
     "cluster": _cluster,
     "crash": _crash,
     "encoder": _encoder,

@@ -6,6 +6,7 @@ migration tests upgrade an empty database and a store made before migrations exi
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from indexer.settings import Settings
 from indexer.store.catalog import Catalog
 from indexer.store.schema import HEAD, REVISIONS, migrate, schema_revision
 from tests.audit_support import DOC, audit_index, ingest_manual
-from tests.helpers import catalog_env, run_cli
+from tests.helpers import ROOT, catalog_env, run_cli
 from tests.http_support import service
 from tests.pg_support import PostgresServer
 
@@ -277,3 +278,18 @@ def test_opening_a_current_catalog_loads_no_migration_code(
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+@pytest.mark.parametrize("catalog_backend", ["postgres"], indirect=True)
+def test_the_readme_migrate_example_runs(
+    tmp_path: Path, postgres: PostgresServer, catalog_backend: str
+) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### The catalog on PostgreSQL\n", 1)[1].split("\n### ", 1)[0]
+    block = section.split("```\n", 1)[1].split("```", 1)[0]
+    (line,) = [x for x in block.splitlines() if x.startswith("overstory migrate")]
+    args = shlex.split(line.split("  #", 1)[0])[1:]
+    url = _empty_database(postgres)
+    args = [url if a.startswith("postgresql://") else a for a in args]
+    _, out, _ = run_cli(*args, "--store", str(tmp_path / "store"))
+    assert f"schema upgraded from none to {HEAD}" in out

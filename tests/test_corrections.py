@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from api.service.audit import review
 from indexer.index import Index
 from tests.helpers import walk
+
+pytestmark = pytest.mark.backends
 
 MANUAL = """# Valve Manual
 

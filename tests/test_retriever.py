@@ -21,6 +21,8 @@ from retriever.retriever import Retriever
 from retriever.snapshot import take_snapshot
 from retriever.tokenize import tokenize
 
+pytestmark = pytest.mark.backends
+
 RESULT_KEYS = {
     "rank", "node_id", "kind", "level", "score", "text", "doc_id", "source", "revision",
     "heading_path", "char_start", "char_end", "pages", "covers", "label", "summarizer", "review",

@@ -97,10 +97,8 @@ class JobRunner:
         self._lock_file: IO[str] | None = None
 
     def _after_job(self) -> None:
-        # A SQLite connection belongs to its thread: closed after each job, as the thread may
-        # wait long for the next. PostgreSQL's close ends the pool every thread shares.
-        if self.index.catalog.dialect == "sqlite":
-            self.index.catalog.close()
+        # The thread may wait long for its next job: it gives back its own connection only.
+        self.index.catalog.release_thread()
 
     # lifecycle -----------------------------------------------------------------------------
     def acquire(self) -> None:

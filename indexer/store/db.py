@@ -72,6 +72,10 @@ class Database:
         """Changes when anything was committed: by another connection or by this one."""
         return self.backend.data_version()
 
+    def release_thread(self) -> None:
+        """Give back this thread's connection (a worker thread between two jobs)."""
+        self.backend.release_thread()
+
     def close(self) -> None:
         """Close this thread's connection (SQLite) or the connection pool (PostgreSQL)."""
         self.backend.close()

@@ -41,7 +41,7 @@ class PrunedRevision:
 
 @dataclass(frozen=True, kw_only=True)
 class DroppedBuild:
-    """What deleting one build removed from SQLite."""
+    """What deleting one build removed from the catalog."""
 
     build_id: int
     nodes: int

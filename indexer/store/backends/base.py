@@ -91,5 +91,10 @@ class Backend(ABC):
         """Give free storage back to the file system where the engine can."""
 
     @abstractmethod
+    def release_thread(self) -> None:
+        """Give back what this thread holds (a thread about to end or go idle calls it)."""
+
+    @abstractmethod
     def close(self) -> None:
-        """Release this thread's connection (SQLite) or the whole pool (PostgreSQL)."""
+        """Close the catalog for this process: SQLite this thread's connection, PostgreSQL the
+        whole pool (it opens again on the next statement)."""

@@ -131,7 +131,9 @@ class PgConnection:
 
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> Cursor:
         """Run one statement; its rows are fetched before it returns."""
-        return self._run(lambda conn: conn.execute(pg_sql(sql), params or None))
+        if not params:  # psycopg reads no placeholders (nor %%) in a statement without any
+            return self._run(lambda conn: conn.execute(sql))
+        return self._run(lambda conn: conn.execute(pg_sql(sql), params))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Cursor:
         """Run one statement for every row of parameters (pipelined by psycopg)."""
@@ -200,6 +202,7 @@ class PostgresBackend(Backend):
                     kwargs={"autocommit": True, "row_factory": _row_factory},
                     open=True,
                     name="overstory-catalog",
+                    num_workers=1,  # background connects only: statements run in callers
                 )
             return self._pool
 
@@ -263,6 +266,9 @@ class PostgresBackend(Backend):
     def compact(self) -> None:
         """``VACUUM`` (outside a transaction): dead rows' space becomes reusable."""
         self._auto.execute("VACUUM")
+
+    def release_thread(self) -> None:
+        """Nothing: a thread holds a connection only inside a transaction."""
 
     def close(self) -> None:
         """Close the pool (it opens again when the catalog is used again)."""

@@ -148,6 +148,10 @@ class SqliteBackend(Backend):
             # in WAL mode the rewritten pages go through the log: fold it back, then truncate
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def release_thread(self) -> None:
+        """Close this thread's connection."""
+        self.close()
+
     def close(self) -> None:
         """Close this thread's connection."""
         conn: SqliteConnection | None = getattr(self._local, "conn", None)
