@@ -225,11 +225,18 @@ class Cluster:
     def _migrate(self) -> None:
         if self.database != "postgres":
             return
-        result = subprocess.run(
-            [str(BIN / "overstory"), "migrate"], env=self.worker_env(), cwd=ROOT, check=False
-        )
+        log = self.root / "logs" / "migrate.log"
+        with open(log, "ab") as out:
+            result = subprocess.run(
+                [str(BIN / "overstory"), "migrate"],
+                env=self.worker_env(),
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                check=False,
+            )
         if result.returncode != 0:
-            raise RuntimeError("overstory migrate failed")
+            raise RuntimeError(f"overstory migrate failed:\n{log.read_text()[-2000:]}")
 
     def _start_chroma(self) -> None:
         port = free_port()
