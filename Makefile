@@ -12,6 +12,7 @@ export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: install browser serve test test-corpus test-llm lint bench bench-lint bench-peer fit-lint train-mix clean
+.PHONY: cluster cluster-stop cluster-status test-cluster bench-cluster
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,9 +50,9 @@ test-llm: install
 	$(BIN)/pytest -q -p no:cacheprovider -m llm
 
 lint: install
-	$(BIN)/ruff check indexer retriever api overstory tests benchmarks examples
-	$(BIN)/ruff format --check indexer retriever api overstory tests benchmarks examples
-	$(BIN)/mypy indexer retriever api overstory
+	$(BIN)/ruff check indexer retriever api overstory tests benchmarks examples scripts
+	$(BIN)/ruff format --check indexer retriever api overstory tests benchmarks examples scripts
+	$(BIN)/mypy indexer retriever api overstory scripts
 
 bench: install
 	$(BIN)/python -m benchmarks.run
@@ -78,5 +79,27 @@ fit-lint: install
 train-mix: install
 	$(BIN)/python -m benchmarks.train_mix
 
+# Two API replicas and two workers on loopback over PostgreSQL (the Debian package, initdb into
+# a temporary folder, run as the unprivileged postgres user) and `chroma run`; what runs where
+# is in .cluster/cluster.json. `make cluster-stop` stops them all.
+CLUSTER_DB ?= postgres
+cluster: install
+	$(BIN)/python -m scripts.cluster start --database $(CLUSTER_DB)
+
+cluster-stop:
+	$(BIN)/python -m scripts.cluster stop
+
+cluster-status:
+	$(BIN)/python -m scripts.cluster status
+
+# The multi-process cluster tests on PostgreSQL (`make test` runs them on a shared SQLite file).
+test-cluster: install
+	OVERSTORY_CLUSTER_DATABASE=postgres $(BIN)/pytest -q -p no:cacheprovider tests/test_cluster.py
+
+# 16 clients x 60 s of queries over both replicas during re-uploads, against one replica alone;
+# writes benchmarks/results/replicas.json.
+bench-cluster: install
+	nice -n 10 $(BIN)/python -m benchmarks.run replicas
+
 clean:
-	rm -rf $(VENV) $(STORE) .pytest_cache .mypy_cache .ruff_cache .bench-cache .bench-peer-venv
+	rm -rf $(VENV) $(STORE) .pytest_cache .mypy_cache .ruff_cache .bench-cache .bench-peer-venv .cluster

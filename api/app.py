@@ -137,9 +137,15 @@ def _lifespan(
             )
         if settings.auth == "off":
             _announce_dev_mode()
+        # Publishes by other replicas, workers or the CLI reach this replica's BM25 index.
+        follower = stack.retriever.follower
+        if follower is not None:
+            await to_thread.run_sync(follower.start)
         try:
             yield
         finally:
+            if follower is not None:
+                await to_thread.run_sync(follower.stop)
             await to_thread.run_sync(runner.stop)
 
     return lifespan

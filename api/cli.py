@@ -21,6 +21,7 @@ from api.commands.query import evaluate, query
 from api.commands.revisions import prune, revisions
 from api.commands.select import select_command
 from api.commands.serve import serve
+from api.commands.worker import worker
 
 
 @click.group()
@@ -37,6 +38,7 @@ main.add_command(select_command, name="select")
 for _command in (revisions, prune):
     main.add_command(_command)
 main.add_command(mcp_command, name="mcp")
+main.add_command(worker)
 main.add_command(migrate)
 
 

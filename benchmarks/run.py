@@ -106,6 +106,12 @@ def _summarizers() -> Result:
     return bench_summarizers.main()
 
 
+def _replicas() -> Result:
+    from benchmarks import bench_replicas
+
+    return bench_replicas.main()
+
+
 BENCHMARKS: dict[str, Callable[[], Result]] = {
     "agent_walk": _agent_walk,
     "catalog": _catalog,
@@ -115,6 +121,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "http_load": _http_load,
     "ingest": _ingest,
     "mix": _mix,
+    "replicas": _replicas,
     "pdf_readers": _pdf_readers,
     "retriever": _retriever,
     "revisions": _revisions,

@@ -256,6 +256,38 @@ class Settings(BaseSettings):
         16, ge=1, description="Jobs queued or running before an upload is refused with 429."
     )
 
+    # several processes: workers and replicas (README "Several machines: workers and replicas")
+    run_jobs: bool = Field(
+        True,
+        description="Whether `overstory serve` also runs ingestion jobs (its own worker threads, "
+        "one more consumer of the shared queue); `false`: it only enqueues them for `overstory "
+        "worker` processes.",
+    )
+    uploads_dir: Path | None = Field(
+        None,
+        description="Folder where uploads wait for their job; default `<store>/uploads`. Every "
+        "replica and worker must see the same folder (a shared mount across machines).",
+    )
+    job_lease_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="How long a worker's claim on a running job lasts without a heartbeat (it "
+        "renews it every third of that); an expired job is taken over by another worker.",
+    )
+    job_max_attempts: int = Field(
+        1,
+        ge=1,
+        description="Runs of one job: a job whose worker died (or whose backend failed) is run "
+        "again by another worker while it has runs left, then failed (`interrupted`, "
+        "retryable). 1: never automatically, as a single server does; 3 for several workers.",
+    )
+    publish_poll_seconds: float = Field(
+        0.5,
+        gt=0,
+        description="How often a replica checks the catalog's publish counter to bring its "
+        "BM25 index and served snapshot up to revisions published by other processes.",
+    )
+
     # summary lint
     lint_alignment: Literal["static", "encoder", "words"] = Field(
         "static",
@@ -287,6 +319,11 @@ class Settings(BaseSettings):
         if path.is_file():
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
         return tuple(sources)
+
+
+def uploads_folder(settings: Settings) -> Path:
+    """Where uploads wait for their job (setting ``uploads_dir``)."""
+    return settings.uploads_dir if settings.uploads_dir is not None else settings.store / "uploads"
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -79,6 +79,8 @@ class LexicalIndex:
         self.folder = folder
         self.catalog = catalog
         self._state: _State | None = None
+        # The state before the last refresh, for queries still on the previous snapshot.
+        self._previous: _State | None = None
         self._lock = threading.Lock()
         self._segments: dict[int, _Segment] = {}
         self._remapped: dict[int, np.ndarray] = {}
@@ -154,9 +156,9 @@ class LexicalIndex:
         return state.masks[key]
 
     def _current(self, snapshot: Snapshot) -> _State | None:
-        state = self._state
-        if state is not None and state.generation == snapshot.generation:
-            return state
+        for state in (self._state, self._previous):
+            if state is not None and state.generation == snapshot.generation:
+                return state
         # The snapshot may be older than the index (another thread published meanwhile): the
         # build filter keeps results correct, so refresh only to the catalog's current state.
         with self._lock:
@@ -164,7 +166,7 @@ class LexicalIndex:
             latest = take_snapshot(self.catalog)
             if state is None or state.generation != latest.generation:
                 state = self._load_or_build(latest)
-                self._state = state
+                self._previous, self._state = self._state, state
         return state
 
     def on_publish(self, doc_ids: Sequence[str]) -> None:
@@ -177,7 +179,7 @@ class LexicalIndex:
         with self._lock:
             latest = snapshot or take_snapshot(self.catalog)
             if self._state is None or self._state.generation != latest.generation:
-                self._state = self._load_or_build(latest)
+                self._previous, self._state = self._state, self._load_or_build(latest)
 
     # building -----------------------------------------------------------------------------
     def _load_or_build(self, snapshot: Snapshot) -> _State | None:

@@ -24,6 +24,7 @@ from retriever.candidates import Candidate, FusionWeights
 from retriever.changes import answer as answer_change
 from retriever.changes import route
 from retriever.dense import DenseSearcher
+from retriever.follower import PublishFollower
 from retriever.heads import Prepared, named_summaries, summaries_above
 from retriever.heap import settle
 from retriever.intent import Intent, IntentModel, forced_intent, level_of
@@ -91,6 +92,7 @@ class Retriever:
         reranker: Reranker | None = None,
         pipeline: Pipeline | None = None,
         lexical: LexicalIndex | None = None,
+        follower: PublishFollower | None = None,
     ) -> None:
         settings = index.settings
         self.index = index
@@ -102,7 +104,8 @@ class Retriever:
         self._reranker = reranker
         self._lock = threading.Lock()
         self.lexical = lexical or LexicalIndex(settings.store / "lexical", self.catalog)
-        self.snapshots = SnapshotSource(self.catalog)
+        self.follower = follower
+        self.snapshots = SnapshotSource(self.catalog, follower=follower)
         self.skeletons = Skeletons(self.catalog)
         self.records = RecordCache(self.catalog)
         self._intent_model: IntentModel | None = None

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 from indexer.store.catalog import Catalog
 from indexer.store.records import NodeRecord, ServedDocument
@@ -48,6 +49,16 @@ def take_snapshot(catalog: Catalog) -> Snapshot:
     return Snapshot({d.doc_id: d for d in catalog.served_documents()})
 
 
+class Followed(Protocol):
+    """What a :class:`SnapshotSource` reads of a :class:`retriever.follower.PublishFollower`."""
+
+    @property
+    def following(self) -> bool: ...
+
+    @property
+    def snapshot(self) -> Snapshot | None: ...
+
+
 class SnapshotSource:
     """Snapshots of one catalog, re-read only after something was committed.
 
@@ -55,12 +66,17 @@ class SnapshotSource:
     version (changed by any commit) tells for microseconds whether anything could have changed.
     """
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, *, follower: Followed | None = None) -> None:
         self.catalog = catalog
+        self.follower = follower
         self._local = threading.local()
 
     def take(self) -> Snapshot:
-        """The current snapshot (cached per thread until a commit)."""
+        """The current snapshot: the follower's while it follows (a replica), else the
+        catalog's served builds (cached per thread until a commit)."""
+        follower = self.follower
+        if follower is not None and follower.following and follower.snapshot is not None:
+            return follower.snapshot
         key = self.catalog.data_version()
         cached = getattr(self._local, "cached", None)
         if cached is not None and cached[0] == key:

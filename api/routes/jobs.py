@@ -51,6 +51,8 @@ class JobPublic(BaseModel):
     error: JobErrorPublic | None
     retry_of: str | None = Field(description="The failed job this one retries.")
     retryable: bool = Field(description="Failed with its upload kept: POST …/retry runs it again.")
+    attempts: int = Field(0, description="Runs of this job started so far (takeovers included).")
+    worker: str | None = Field(None, description="The worker that runs (or last ran) the job.")
     created_at: float
     started_at: float | None
     finished_at: float | None

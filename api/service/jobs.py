@@ -1,17 +1,21 @@
-"""Ingestion jobs: uploads saved to disk, persisted in SQLite, run in the background.
+"""Ingestion jobs: uploads saved to a folder, queued in the catalog, run by workers.
 
-A job's life: the upload is checked (type, size, parse) and saved under ``<store>/uploads``
-before the job row exists, so nothing acknowledged is ever lost; the job is ``queued``, then
-``running`` on one of ``max_concurrent_jobs`` worker threads, then ``done`` (with the same report
-as ``overstory ingest --json``) or ``failed`` (with a canonical error). At most
-``max_queued_jobs`` jobs wait or run; a further upload gets :class:`TooManyJobsError` (429).
+A job's life: the upload is checked (type, size, parse) and saved under ``uploads_dir``
+(default ``<store>/uploads``) before the job row exists, so nothing acknowledged is ever lost;
+the job is ``queued``, then ``running`` under the lease of one worker, then ``done`` (with the
+same report as ``overstory ingest --json``) or ``failed`` (with a canonical error). At most
+``max_queued_jobs`` jobs wait or run and at most ``max_concurrent_jobs`` run, counted in the
+catalog over every replica and worker; a further upload gets :class:`TooManyJobsError` (429).
 
-After a crash (``kill -9``) the next start marks jobs left ``running`` as failed with code
-``interrupted`` and keeps their upload, so ``retry`` (or uploading again) completes them; the
-indexer publishes a build atomically, so a partial revision is never served, and summaries and
-vectors computed before the crash are reused. Jobs left ``queued`` had not started: they are
-queued again. Failed jobs are not retried automatically, so a file that kills the server cannot
-put it in a crash loop. Only one service runs the jobs of a store (a lock file enforces it).
+Workers are the service's own threads (unless setting ``run_jobs`` is false) and any number of
+``overstory worker`` processes sharing the catalog (:mod:`api.service.job_worker`). A worker
+that dies (``kill -9``) stops renewing its lease; the job is then run again by another worker,
+from the summaries and vectors already committed, up to ``job_max_attempts`` runs (default 1:
+a single server restarting reports the job interrupted, as it always did); after that it is
+failed with code ``interrupted`` and keeps its upload, so ``retry`` (or uploading again)
+completes it and a file that kills its workers cannot put them in a crash loop. The indexer
+publishes a build atomically, so a partial revision is never served. Only one service serves
+a store folder (a lock file enforces it).
 
 A job whose upload is older than the revision served now (another upload, a CLI ingest or a
 deletion published since it was submitted) is *superseded* (:mod:`indexer.supersession`): it is
@@ -25,8 +29,6 @@ import contextlib
 import fcntl
 import logging
 import os
-import queue
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -34,8 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from api.service.job_worker import QueueConsumer, worker_name
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import (
+    BackendError,
     BadInputError,
     CatalogUnavailableError,
     ConfigError,
@@ -50,14 +54,17 @@ from indexer.index import Index
 from indexer.parsers import parse_bytes
 from indexer.parsers.registry import is_supported, supported_suffixes
 from indexer.progress import ProgressEvent
+from indexer.settings import uploads_folder
+from indexer.store.job_queue import JobQueue
 from indexer.store.jobs import JOB_STATUSES, Job, JobStatus, JobStore
-from indexer.supersession import job_supersession, supersede_jobs
+from indexer.supersession import job_supersession
 
 log = logging.getLogger(__name__)
 __all__ = ["JOB_STATUSES", "Job", "JobRunner", "JobStatus", "JobStore"]
 
 _PROGRESS_EVERY = 0.5  # seconds between progress writes: the ingest itself needs the writer
 _CHUNK = 1024 * 1024
+_STRAY_UPLOAD_SECONDS = 3600.0  # an unreferenced upload younger may be another replica's, arriving
 
 
 @dataclass
@@ -69,25 +76,36 @@ class Upload:
 
 
 class JobRunner:
-    """Runs the ingestion jobs of one Index on ``max_concurrent_jobs`` background threads."""
+    """Submits the ingestion jobs of one Index and, as a worker, runs queued ones."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Index, *, worker: str | None = None) -> None:
         self.index = index
         self.settings = index.settings
-        self.store = index.catalog.jobs
-        self.uploads = self.settings.store / "uploads"
+        self.store = JobQueue(index.catalog)
+        self.uploads = uploads_folder(self.settings)
         self.uploads.mkdir(parents=True, exist_ok=True)
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        self._threads: list[threading.Thread] = []
-        self._submit_lock = threading.Lock()
+        self.worker = worker or worker_name("serve", self.settings)
+        self._consumer = QueueConsumer(
+            self.store,
+            index.catalog,
+            self.settings,
+            worker=self.worker,
+            run=self.run,
+            after_job=self._after_job,
+        )
+        self._consuming = False
         self._lock_file: IO[str] | None = None
+
+    def _after_job(self) -> None:
+        # The thread may wait long for its next job: it gives back its own connection only.
+        self.index.catalog.release_thread()
 
     # lifecycle -----------------------------------------------------------------------------
     def acquire(self) -> None:
         """Take the store's service lock (held until :meth:`stop`); a no-op when held already.
 
         Raises:
-            ConfigError: Another service already runs the jobs of this store.
+            ConfigError: Another service already serves this store folder.
         """
         if self._lock_file is not None:
             return
@@ -102,49 +120,39 @@ class JobRunner:
         self._lock_file = fh
 
     def start(self) -> dict[str, list[str]]:
-        """Take the store's service lock, recover after a crash and start the workers.
+        """The service's start: take the store's lock and, when the service runs jobs (setting
+        ``run_jobs``), recover after a crash and start ``max_concurrent_jobs`` workers.
 
         Returns:
-            ``{"interrupted": [...], "resumed": [...]}`` job ids.
+            ``{"interrupted": [...], "resumed": [...]}`` job ids (empty when not running jobs).
 
         Raises:
-            ConfigError: Another service already runs the jobs of this store.
+            ConfigError: Another service already serves this store folder.
         """
         self.acquire()
-        interrupted, queued = self.store.interrupt()
-        for job_id in interrupted:
-            log.warning("job %s was interrupted by a restart: marked failed (retryable)", job_id)
-        # A revision published while the service was down (the CLI) supersedes older jobs.
-        for doc_id in {self.store.get(j).doc_id for j in interrupted + queued}:
-            for job_id in supersede_jobs(self.index.catalog, doc_id):
-                log.warning("job %s is superseded by a newer revision of %s", job_id, doc_id)
-        queued = self.store.queued_ids()
-        self._remove_stray_uploads()
-        for i in range(self.settings.max_concurrent_jobs):
-            t = threading.Thread(target=self._work, name=f"overstory-job-{i}", daemon=True)
-            t.start()
-            self._threads.append(t)
-        for job_id in queued:
-            self._queue.put(job_id)
-        return {"interrupted": interrupted, "resumed": queued}
+        if not self.settings.run_jobs:
+            return {"interrupted": [], "resumed": []}
+        return self.consume(self.settings.max_concurrent_jobs)
 
-    def stop(self, *, timeout: float = 30.0) -> None:
+    def consume(self, threads: int) -> dict[str, list[str]]:
+        """Recover (leases of dead workers, supersessions) and run queued jobs on ``threads``
+        threads until :meth:`stop` (``overstory worker`` calls this without the store lock)."""
+        recovered = self._consumer.recover()
+        self._remove_stray_uploads()
+        self._consumer.start(threads)
+        self._consuming = True
+        return recovered
+
+    def stop(self, *, timeout: float = 30.0, release: bool = False) -> None:
         """Stop taking jobs; wait up to ``timeout`` s for running ones (others stay queued).
 
-        A job still running after the timeout is abandoned with the process: the next start
-        reports it as interrupted.
+        A job still running after the timeout is given back to the queue with ``release``
+        (a worker stopping on SIGTERM); otherwise its lease lapses, and it is taken over (or
+        reported interrupted) as after a crash.
         """
-        while True:
-            try:
-                self._queue.get_nowait()
-            except queue.Empty:
-                break
-        for _ in self._threads:
-            self._queue.put(None)
-        deadline = time.monotonic() + timeout
-        for t in self._threads:
-            t.join(max(0.0, deadline - time.monotonic()))
-        self._threads = []
+        if self._consuming:
+            self._consumer.stop(timeout=timeout, release=release)
+            self._consuming = False
         if self._lock_file is not None:
             fcntl.flock(self._lock_file, fcntl.LOCK_UN)
             self._lock_file.close()
@@ -152,9 +160,11 @@ class JobRunner:
 
     def _remove_stray_uploads(self) -> None:
         kept = self.store.kept_uploads()
+        now = time.time()
         for path in self.uploads.iterdir():
-            if str(path) not in kept:
-                path.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                if str(path) not in kept and now - path.stat().st_mtime > _STRAY_UPLOAD_SECONDS:
+                    path.unlink(missing_ok=True)
 
     # submitting ------------------------------------------------------------------------------
     def check_upload(self, *, doc_id: str, filename: str) -> str:
@@ -212,18 +222,24 @@ class JobRunner:
         try:
             doc_id = self.check_upload(doc_id=doc_id, filename=filename)
             parse_bytes(upload.path.read_bytes(), filename=filename)
-            with self._submit_lock:
-                self._check_capacity()
-                job_id = uuid.uuid4().hex
-                path = self.uploads / job_id
-                os.replace(upload.path, path)
-                job = self.store.create(
-                    job_id=job_id, doc_id=doc_id, filename=filename, upload=path, size=upload.size
-                )
+            job_id = uuid.uuid4().hex
+            path = self.uploads / job_id
+            os.replace(upload.path, path)
+            upload.path = path
+            job = self.store.create(
+                job_id=job_id,
+                doc_id=doc_id,
+                filename=filename,
+                upload=path,
+                size=upload.size,
+                max_pending=self.settings.max_queued_jobs,
+            )
+            if job is None:
+                raise self._too_many_jobs()
         except BaseException:
             upload.path.unlink(missing_ok=True)
             raise
-        self._queue.put(job.job_id)
+        self._consumer.wake()
         return job
 
     def retry(self, job_id: str) -> Job:
@@ -244,23 +260,24 @@ class JobRunner:
                 + ("" if old.status != "failed" else " and its upload was not kept"),
                 detail={"job_id": job_id, "status": old.status},
             )
-        with self._submit_lock:
-            self._check_capacity()
-            taken = self.store.take_upload(job_id)
-            if taken is None:
-                raise ConflictError(f"job {job_id} was already retried")
-            new_id = uuid.uuid4().hex
-            path = self.uploads / new_id
-            os.replace(taken, path)
-            job = self.store.create(
-                job_id=new_id,
-                doc_id=old.doc_id,
-                filename=old.filename,
-                upload=path,
-                size=old.size,
-                retry_of=job_id,
-            )
-        self._queue.put(job.job_id)
+        if self.store.pending() >= self.settings.max_queued_jobs:
+            raise self._too_many_jobs()
+        taken = self.store.take_upload(job_id)
+        if taken is None:
+            raise ConflictError(f"job {job_id} was already retried")
+        new_id = uuid.uuid4().hex
+        path = self.uploads / new_id
+        os.replace(taken, path)
+        job = self.store.create(
+            job_id=new_id,
+            doc_id=old.doc_id,
+            filename=old.filename,
+            upload=path,
+            size=old.size,
+            retry_of=job_id,
+        )
+        assert job is not None  # no limit asked
+        self._consumer.wake()
         return job
 
     def _refuse_superseded(self, job: Job) -> None:
@@ -274,32 +291,17 @@ class JobRunner:
             self._discard(job.upload)
             raise error
 
-    def _check_capacity(self) -> None:
+    def _too_many_jobs(self) -> TooManyJobsError:
         limit = self.settings.max_queued_jobs
-        if self.store.pending() >= limit:
-            raise TooManyJobsError(
-                f"{limit} ingestion jobs are already queued or running "
-                "(setting max_queued_jobs); retry later",
-                detail={"limit": limit},
-            )
+        return TooManyJobsError(
+            f"{limit} ingestion jobs are already queued or running "
+            "(setting max_queued_jobs); retry later",
+            detail={"limit": limit},
+        )
 
     # running -----------------------------------------------------------------------------------
-    def _work(self) -> None:
-        while True:
-            job_id = self._queue.get()
-            if job_id is None:
-                return
-            try:
-                self.run(job_id)
-            except Exception:  # a worker must survive anything one job does
-                log.exception("job %s: unexpected error in the runner", job_id)
-            finally:
-                self.index.catalog.release_thread()
-
     def run(self, job_id: str) -> None:
-        """Run one queued job to its end (done or failed)."""
-        if not self.store.start(job_id):
-            return
+        """Run one job this worker has claimed to its end (done or failed)."""
         job = self.store.get(job_id)
         tracker = _ProgressTracker(self.store, job_id)
         try:
@@ -315,6 +317,15 @@ class JobRunner:
             )
         except JobSupersededError as exc:
             self._fail(job, tracker, exc.to_json(), keep_upload=False)
+        except (BackendError, CatalogUnavailableError) as exc:
+            # A backend that failed (Chroma, a summarizer server, the database) may answer the
+            # next run: queued again while the job has runs left (the cache keeps the work).
+            if job.attempts >= self.settings.job_max_attempts or not self.store.requeue(
+                self.worker, job_id, exc.to_json()
+            ):
+                self._fail(job, tracker, exc.to_json(), keep_upload=True)
+            else:
+                log.warning("job %s: %s; queued again", job_id, exc.message)
         except OverstoryError as exc:
             # Bad input fails the same way again; anything else may succeed on a retry.
             keep = not isinstance(exc, BadInputError)
@@ -325,22 +336,29 @@ class JobRunner:
             self._fail(job, tracker, error, keep_upload=True)
         else:
             tracker.stage = "done"
-            self.store.finish(
-                job_id, status="done", progress=tracker.snapshot(), report=report.to_json()
-            )
-            self._discard(job.upload)
+            if self.store.finish(
+                job_id,
+                status="done",
+                progress=tracker.snapshot(),
+                report=report.to_json(),
+                worker=self.worker,
+            ):
+                self._discard(job.upload)
+            else:
+                log.warning("job %s was taken over by another worker meanwhile", job_id)
 
     def _fail(
         self, job: Job, tracker: _ProgressTracker, error: dict[str, Any], *, keep_upload: bool
     ) -> None:
-        self.store.finish(
+        finished = self.store.finish(
             job.job_id,
             status="failed",
             progress=tracker.snapshot(),
             error=error,
             keep_upload=keep_upload,
+            worker=self.worker,
         )
-        if not keep_upload:
+        if finished and not keep_upload:
             self._discard(job.upload)
 
     @staticmethod

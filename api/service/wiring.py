@@ -1,7 +1,8 @@
 """The index and the retriever of one store, built the same way for the CLI and the service.
 
 The publish hooks are wired here, once: after documents get a new served revision, the lexical
-index is refreshed and their summaries are linted (the audit queue's order).
+index and the snapshot queries see are brought up to it (:mod:`retriever.follower`), and their
+summaries are linted (the audit queue's order).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from indexer.lint.judge import make_judge
 from indexer.settings import Settings
 from indexer.summarizers import Summarizer
 from retriever import Retriever
+from retriever.follower import PublishFollower
 from retriever.lexical import LexicalIndex
 
 
@@ -33,6 +35,7 @@ def open_stack(
     *,
     embedder: Embedder | None = None,
     summarizer: Summarizer | None = None,
+    queries: bool = True,
 ) -> Stack:
     """The index and retriever of the store named by ``settings``, with the publish hooks.
 
@@ -40,11 +43,16 @@ def open_stack(
         settings: The settings (store, backends, limits).
         embedder: An already loaded embedder for ingest (default: from the settings).
         summarizer: A summarizer (default: from the settings).
+        queries: False for a process that only ingests (``overstory worker``): its publishes
+            do not refresh a BM25 index of its own (the replicas refresh theirs).
     """
     catalog = open_catalog(settings)
     lexical = LexicalIndex(settings.store / "lexical", catalog)
     linter = Linter.from_settings(settings, embedder=embedder)
-    hooks: list[PublishHook] = [lexical.on_publish, LintWarmup(catalog, linter)]
+    follower = PublishFollower(catalog, lexical, interval=settings.publish_poll_seconds)
+    hooks: list[PublishHook] = [LintWarmup(catalog, linter)]
+    if queries:
+        hooks.insert(0, follower.on_publish)
     judge = make_judge(settings)
     if judge is not None:
         hooks.append(JudgeWarmup(catalog, judge))
@@ -56,4 +64,5 @@ def open_stack(
         linter=linter,
         on_publish=hooks,
     )
-    return Stack(index=index, retriever=Retriever(index, lexical=lexical))
+    retriever = Retriever(index, lexical=lexical, follower=follower)
+    return Stack(index=index, retriever=retriever)

@@ -307,6 +307,10 @@ class Catalog(Database):
             for k, r in self.summary_rows(keys).items()
         }
 
+    def summary_count(self) -> int:
+        """Summaries in the cache (every document's, every revision's)."""
+        return int(self.db.execute("SELECT COUNT(*) FROM summaries").fetchone()[0])
+
     def put_summaries(self, summaries: Iterable[NewSummary]) -> None:
         """Store computed summaries."""
         now = time.time()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from indexer.errors import JobInterruptedError, NotFoundError
+from indexer.errors import NotFoundError
 from indexer.store.backends import Row
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ class Job:
     started_at: float | None
     finished_at: float | None
     upload: str | None
+    attempts: int = 0
+    worker: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The job as the HTTP API shows it."""
@@ -52,6 +54,8 @@ class Job:
             "created_at": self.created_at,
             "started_at": self.started_at,
             "finished_at": self.finished_at,
+            "attempts": self.attempts,
+            "worker": self.worker,
         }
 
 
@@ -70,6 +74,8 @@ def _job(row: Row) -> Job:
         started_at=row["started_at"],
         finished_at=row["finished_at"],
         upload=row["upload"],
+        attempts=int(row["attempts"] or 0),
+        worker=row["worker_id"],
     )
 
 
@@ -88,9 +94,13 @@ class JobStore:
         upload: Path,
         size: int,
         retry_of: str | None = None,
-    ) -> Job:
-        """Record a new queued job."""
+        max_pending: int | None = None,
+    ) -> Job | None:
+        """Record a new queued job; None when ``max_pending`` jobs are queued or running already
+        (counted in the same transaction, so replicas sharing the catalog share the limit)."""
         with self.catalog.write() as db:
+            if max_pending is not None and self.pending() >= max_pending:
+                return None
             db.execute(
                 "INSERT INTO jobs (job_id, doc_id, filename, upload, size, status, progress,"
                 " retry_of, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
@@ -152,8 +162,8 @@ class JobStore:
         """Mark a queued job running; False when it is not queued any more."""
         with self.catalog.write() as db:
             cur = db.execute(
-                "UPDATE jobs SET status = 'running', started_at = ?, progress = ?"
-                " WHERE job_id = ? AND status = 'queued'",
+                "UPDATE jobs SET status = 'running', started_at = ?, progress = ?,"
+                " attempts = attempts + 1 WHERE job_id = ? AND status = 'queued'",
                 (time.time(), json.dumps({"stage": "starting"}), job_id),
             )
         return cur.rowcount == 1
@@ -175,13 +185,19 @@ class JobStore:
         report: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
         keep_upload: bool = False,
-    ) -> None:
-        """Mark a job done or failed; ``keep_upload`` keeps the file for a retry."""
+        worker: str | None = None,
+    ) -> bool:
+        """Mark a job done or failed; ``keep_upload`` keeps the file for a retry.
+
+        With ``worker``, only while that worker holds the job (False: another worker took it
+        over after this one's lease expired, and nothing is changed).
+        """
+        owned = "" if worker is None else " AND worker_id = ?"
         with self.catalog.write() as db:
-            db.execute(
+            cur = db.execute(
                 "UPDATE jobs SET status = ?, progress = ?, report = ?, error = ?,"
-                " finished_at = ?, upload = CASE WHEN ? THEN upload ELSE NULL END"
-                " WHERE job_id = ?",
+                " finished_at = ?, upload = CASE WHEN ? THEN upload ELSE NULL END,"
+                f" lease_until = NULL WHERE job_id = ?{owned}",
                 (
                     status,
                     json.dumps(progress),
@@ -190,8 +206,10 @@ class JobStore:
                     time.time(),
                     keep_upload,
                     job_id,
+                    *(() if worker is None else (worker,)),
                 ),
             )
+        return cur.rowcount == 1
 
     def take_upload(self, job_id: str) -> str | None:
         """Detach a failed job's kept upload (a retry takes it over)."""
@@ -267,20 +285,3 @@ class JobStore:
             "SELECT as_of, revision FROM publishes WHERE doc_id = ?", (doc_id,)
         ).fetchone()
         return None if row is None else (float(row[0]), row[1])
-
-    def interrupt(self) -> tuple[list[str], list[str]]:
-        """After a crash: fail jobs left running; return them and the jobs still queued."""
-        with self.catalog.write() as db:
-            running = [r[0] for r in db.execute("SELECT job_id FROM jobs WHERE status = 'running'")]
-            for job_id in running:
-                error = JobInterruptedError(
-                    "the server stopped while this job was running; retry it "
-                    f"(POST /v1/jobs/{job_id}/retry) or upload again: work already done is "
-                    "reused"
-                ).to_json()
-                db.execute(
-                    "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?"
-                    " WHERE job_id = ?",
-                    (json.dumps(error), time.time(), job_id),
-                )
-        return running, self.queued_ids()
