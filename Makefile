@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser serve test test-corpus test-llm lint bench bench-lint bench-peer fit-lint train-mix clean
+.PHONY: install browser postgres serve test test-corpus test-llm lint bench bench-lint bench-peer fit-lint train-mix clean
 .PHONY: cluster cluster-stop cluster-status test-cluster bench-cluster
 
 $(STAMP): pyproject.toml
@@ -35,7 +35,12 @@ serve: install
 browser:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
-test: install browser
+# Debian's PostgreSQL server for the tests that run the catalog on it too (they start their own
+# cluster in a temporary folder as the unprivileged postgres user; skipped if it cannot be had).
+postgres:
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) || echo "PostgreSQL not installed: its tests will be skipped"
+
+test: install browser postgres
 	$(BIN)/pytest -q -p no:cacheprovider
 
 # Real manuals from Debian packages (installed with apt-get when missing, as root; skipped with

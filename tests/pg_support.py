@@ -16,8 +16,18 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+
+def _newest_bin() -> Path:
+    """Debian's newest installed PostgreSQL (15 on bookworm, 17 on trixie), else 15's path."""
+    found = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+    )
+    return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
+
+
 # conftest drops every OVERSTORY_* variable, so this one is named otherwise
-PG_BIN = Path(os.environ.get("TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
+PG_BIN = Path(os.environ["TEST_PG_BIN"]) if os.environ.get("TEST_PG_BIN") else _newest_bin()
 TEMPLATE = "overstory_template"
 
 

@@ -223,7 +223,8 @@ def test_first_answer_freezes_what_the_process_loaded(
     frozen = gc.get_freeze_count()
     assert frozen > 1000  # the encoder, the indexes and this test's objects
     ask(retriever, "seal")
-    assert gc.get_freeze_count() == frozen  # once per process, not per query
+    # once per process, not per query (frozen objects that die leave the count)
+    assert gc.get_freeze_count() <= frozen
 
 
 # bad queries -------------------------------------------------------------------------------

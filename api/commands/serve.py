@@ -97,6 +97,11 @@ def _check_port(host: str, port: int) -> None:
 @click.option("--port", type=int, default=None, help="Port to listen on (setting port; 8000).")
 @store_option
 @click.option(
+    "--database-url",
+    default=None,
+    help="The catalog (setting database_url; default: the store's own SQLite file).",
+)
+@click.option(
     "--index-fixtures",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
@@ -108,6 +113,7 @@ def serve(
     host: str | None,
     port: int | None,
     store: Path | None,
+    database_url: str | None,
     index_fixtures: Path | None,
     access_log: bool,
 ) -> None:
@@ -123,7 +129,7 @@ def serve(
     from api.app import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
-    settings = settings_from(store, host=host, port=port)
+    settings = settings_from(store, host=host, port=port, database_url=database_url)
     stack = open_stack(settings)
     app = create_app(settings, stack=stack)
     # Refused here, in one line, rather than as a traceback from the app's start-up or bind.
