@@ -44,7 +44,7 @@ from indexer.parsers.numbering import find_numbered_headings
 from indexer.parsers.pdf_contents import contents_entries, title_key
 from indexer.parsers.pdf_layout import read_page
 from indexer.parsers.pdf_pages import clean_pages
-from tests.pdfgen import build_columns_pdf, build_pdf
+from tests.pdfgen import COLUMN_WORDS, build_columns_pdf, build_pdf, column_paragraphs
 
 _TEXLIVE = "/usr/share/doc/texlive-doc/latex/base"
 PDFS = {
@@ -65,20 +65,6 @@ HEADERS = {
 HEADING_GOLD = ("gnuplot", "libtasn1", "encguide", "ltnews")
 _HYPHEN_BREAK = re.compile(r"[A-Za-z]{2,}-\n[a-z]{2,}")
 _GLUED = re.compile(r"[a-z]{4,}[A-Z][a-z]{3,}|[a-z]{25,}")
-_WORDS = [
-    "spindle",
-    "belt",
-    "coolant",
-    "pump",
-    "relay",
-    "fuse",
-    "guard",
-    "clamp",
-    "chuck",
-    "motor",
-    "drive",
-    "lever",
-]
 
 
 def _data(path: str) -> bytes:
@@ -157,15 +143,11 @@ def _score(
 
 def _synthetic(folder: Path) -> dict[str, tuple[bytes, Callable[[str], float]]]:
     """The made documents and each one's score of a reader's text (1.0: all read right)."""
-    paragraphs = [
-        f"Paragraph {i} begins here. "
-        + " ".join(_WORDS[(i * 5 + k) % len(_WORDS)] for k in range(55))
-        + f" End of paragraph {i}."
-        for i in range(24)
-    ]
+    paragraphs = column_paragraphs(24)
     build_columns_pdf("Spindle notes", paragraphs, folder / "columns.pdf", interleave=True)
+    w = COLUMN_WORDS
     rows = [
-        [f"part {i}", f"{100 + 7 * i} mm", f"Replace the {_WORDS[i % 12]} when worn past {i} mm"]
+        [f"part {i}", f"{100 + 7 * i} mm", f"Replace the {w[i % len(w)]} when worn past {i} mm"]
         for i in range(30)
     ]
     table = "# Parts\n\n| Part | Size | Note |\n| --- | --- | --- |\n"

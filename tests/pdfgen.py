@@ -211,6 +211,25 @@ def build_pdf(
     return doc.placed
 
 
+# Words of the made two-column pages: every paragraph a different run of them, so a reader that
+# interleaves columns breaks paragraphs in a way a test can see.
+COLUMN_WORDS = (
+    "spindle", "belt", "coolant", "pump", "relay", "fuse",
+    "guard", "clamp", "chuck", "motor", "drive", "lever",
+)  # fmt: skip
+
+
+def column_paragraphs(n: int) -> list[str]:
+    """``n`` paragraphs for :func:`build_columns_pdf`, each numbered at its start and end."""
+    w = COLUMN_WORDS
+    return [
+        f"Paragraph {i} begins here. "
+        + " ".join(w[(i * 5 + k) % len(w)] for k in range(55))
+        + f" End of paragraph {i}."
+        for i in range(n)
+    ]
+
+
 def build_columns_pdf(
     title: str,
     paragraphs: list[str],

@@ -10,31 +10,11 @@ from pypdf import PdfReader
 from indexer.parsers import parse_bytes
 from indexer.parsers.pdf_layout import read_page
 from indexer.tree import build_tree
-from tests.pdfgen import FIGURE_CAPTION, build_columns_pdf, build_pdf
-
-WORDS = [
-    "spindle",
-    "belt",
-    "coolant",
-    "pump",
-    "relay",
-    "fuse",
-    "guard",
-    "clamp",
-    "chuck",
-    "motor",
-    "drive",
-    "lever",
-]
+from tests.pdfgen import FIGURE_CAPTION, build_columns_pdf, build_pdf, column_paragraphs
 
 
 def _paragraphs(n: int = 10) -> list[str]:
-    return [
-        f"Paragraph {i} begins here. "
-        + " ".join(WORDS[(i * 5 + k) % len(WORDS)] for k in range(55))
-        + f" End of paragraph {i}."
-        for i in range(n)
-    ]
+    return column_paragraphs(n)
 
 
 def _flat(text: str) -> str:
