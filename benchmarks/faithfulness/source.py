@@ -20,6 +20,7 @@ PACKAGES = {
     "/usr/share/doc/debian-reference-en/": "debian-reference-en",
     "/usr/share/doc/debian-reference-common/": "debian-reference-en",
     "/usr/share/doc/valgrind/": "valgrind",
+    "/usr/share/doc/cmake-doc/": "cmake-doc",
 }
 
 
