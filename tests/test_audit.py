@@ -145,6 +145,16 @@ def test_a_faithful_correction_has_no_flags(index: Index) -> None:
     assert result["flags"] == []
 
 
+def test_a_heading_labels_a_correction_without_stating_its_numbers(index: Index) -> None:
+    # The heading "1.2 Inspection" is linted as a label: its outline number is no quantity a
+    # correction may cite.
+    node_id = _node_id(index, "1.2 Inspection")
+    text = "Inspect the seal faces every 1.2 operating hours and record the wear."
+    result = review(index.catalog, node_id, status="corrected", corrected_text=text, reviewer="ana")
+    assert [f["kind"] for f in result["flags"]] == ["number"]
+    assert result["flags"][0]["summary_quote"] == "1.2"
+
+
 def test_approving_a_correction_keeps_it_and_rejecting_drops_it(index: Index) -> None:
     node_id = _node_id(index, "1.2 Inspection")
     text = "Inspect the seal faces every 2,000 operating hours."

@@ -40,10 +40,24 @@ def node_sources(catalog: Catalog, row: Row, nodes: AuditNodes | None = None) ->
 
 
 def _sources(row: Row, nodes: AuditNodes, passages: list[str]) -> list[str]:
-    out = [*json.loads(row["heading_path"]), *passages]
+    labels, texts = _labelled(row, nodes, passages)
+    return [*labels, *texts]
+
+
+def _labelled(row: Row, nodes: AuditNodes, passages: list[str]) -> tuple[list[str], list[str]]:
+    """The labels (headings down to the node, children's titles) and the texts (passages,
+    children's summaries) a summary is linted against."""
+    labels = [*json.loads(row["heading_path"])]
+    texts = [*passages]
     for child in nodes.children.get(row["node_id"], []):
-        out += [child["title"] or "", nodes.summary_text(child)]
-    return [s for s in out if s]
+        labels.append(child["title"] or "")
+        texts.append(nodes.summary_text(child))
+    return [s for s in labels if s], [s for s in texts if s]
+
+
+def _lint(linter: Linter, text: str, row: Row, nodes: AuditNodes, passages: list[str]) -> Flags:
+    labels, texts = _labelled(row, nodes, passages)
+    return flags_json(linter.lint(text, texts, labels))
 
 
 def _inputs(row: Row, nodes: AuditNodes, linter: Linter) -> str:
@@ -72,7 +86,8 @@ def lint_text(
     linter: Linter | None = None,
 ) -> Flags:
     """The lint flags of ``text`` (e.g. an expert's correction) as the summary of ``row``."""
-    return flags_json(_linter(linter).lint(text, node_sources(catalog, row, nodes)))
+    passages = catalog.nodes.passage_texts([row["node_id"]])
+    return _lint(_linter(linter), text, row, nodes, passages.get(row["node_id"], []))
 
 
 def machine_flags(
@@ -104,8 +119,7 @@ def machine_flags(
     for r in todo:
         stored = nodes.summaries.get(r["summary_key"])
         text = str(stored["text"]) if stored is not None else ""
-        sources = _sources(r, nodes, passages.get(r["node_id"], []))
-        flags = flags_json(linter.lint(text, sources))
+        flags = _lint(linter, text, r, nodes, passages.get(r["node_id"], []))
         out[r["node_id"]] = flags
         computed.append(
             CachedFlags(summary_key=r["summary_key"], inputs=wanted[r["node_id"]], flags=flags)

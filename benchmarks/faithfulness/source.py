@@ -24,13 +24,25 @@ PACKAGES = {
 }
 
 
+def _heading(tag: str) -> bool:
+    return len(tag) == 2 and tag[0] == "h" and tag[1] in "123456"
+
+
 class _Paragraphs(HTMLParser):
+    """The ``<p>`` paragraphs of a page, each with what labels it: the headings down to it
+    (``<h1>``…``<h6>``) and the term of the definition it belongs to (``<dt>``)."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.paragraphs: list[str] = []
+        self.labels: list[list[str]] = []
         self._depth = 0
         self._skip = 0
         self._parts: list[str] = []
+        self._heads: list[tuple[int, str]] = []  # (level, text) down to here
+        self._term: str | None = None
+        self._label: tuple[str, int] | None = None  # ("h" | "dt", level) being read
+        self._label_parts: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("script", "style"):
@@ -39,21 +51,43 @@ class _Paragraphs(HTMLParser):
             if self._depth:
                 self._flush()
             self._depth = 1
+        elif _heading(tag):
+            self._label, self._label_parts = ("h", int(tag[1])), []
+        elif tag == "dt":
+            self._label, self._label_parts = ("dt", 0), []
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style"):
             self._skip = max(0, self._skip - 1)
         elif tag == "p" and self._depth:
             self._flush()
+        elif self._label and (
+            tag == "dt" or (len(tag) == 2 and tag[0] == "h" and tag[1] in "123456")
+        ):
+            text = " ".join("".join(self._label_parts).split()).rstrip("¶ ").strip()
+            kind, level = self._label
+            self._label = None
+            if kind == "h" and text:
+                self._heads = [h for h in self._heads if h[0] < level] + [(level, text)]
+                self._term = None
+            elif kind == "dt" and text:
+                self._term = text
+        elif tag == "dl":
+            self._term = None
 
     def handle_data(self, data: str) -> None:
-        if self._depth and not self._skip:
+        if self._skip:
+            return
+        if self._label:
+            self._label_parts.append(data)
+        if self._depth:
             self._parts.append(data)
 
     def _flush(self) -> None:
         text = " ".join("".join(self._parts).split())
         if text:
             self.paragraphs.append(text)
+            self.labels.append([h for _, h in self._heads] + ([self._term] if self._term else []))
         self._parts = []
         self._depth = 0
 
@@ -74,11 +108,10 @@ def ensure_package(path: str) -> None:
     subprocess.run(["apt-get", "install", "-y", "-qq", package], check=True)
 
 
-_CACHE: dict[str, list[str]] = {}
+_CACHE: dict[str, _Paragraphs] = {}
 
 
-def paragraphs(path: str) -> list[str]:
-    """The paragraphs of one HTML file (gzip-compressed or not), cached per run."""
+def _parsed(path: str) -> _Paragraphs:
     if path not in _CACHE:
         ensure_package(path)
         raw = Path(path).read_bytes()
@@ -87,8 +120,23 @@ def paragraphs(path: str) -> list[str]:
         parser = _Paragraphs()
         parser.feed(raw.decode("utf-8", errors="replace"))
         parser.close()
-        _CACHE[path] = parser.paragraphs
+        _CACHE[path] = parser
     return _CACHE[path]
+
+
+def paragraphs(path: str) -> list[str]:
+    """The paragraphs of one HTML file (gzip-compressed or not), cached per run."""
+    return _parsed(path).paragraphs
+
+
+def labels(path: str, start: int, count: int = 1) -> list[str]:
+    """What labels ``count`` paragraphs from ``start``: the headings down to them and the
+    terms they define, in order, each once. The lint in the service checks a summary against
+    its node's headings as well as its passages, so the benchmark passes them too."""
+    out: list[str] = []
+    for row in _parsed(path).labels[start : start + count]:
+        out += [label for label in row if label not in out]
+    return out
 
 
 def passage(path: str, start: int, count: int = 1) -> str:

@@ -18,6 +18,7 @@ What the summarizer itself adds (the "Contents: …; and N more." outline line) 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from indexer.lint.align import Candidate, align
@@ -27,7 +28,16 @@ from indexer.lint.decide import Candidate as Proposal
 from indexer.lint.decide import Decider, SummarySpans, default_decider
 from indexer.lint.flags import LintFlag
 from indexer.lint.negation import added, dropped
-from indexer.lint.quantities import Quantity, bare_units, codes, matches, nearest, quantities
+from indexer.lint.quantities import (
+    Quantity,
+    bare_units,
+    codes,
+    matches,
+    nearest,
+    ordinals,
+    quantities,
+)
+from indexer.lint.standalone import dropped_restrictions
 from indexer.lint.text import Span, clauses, content, find_phrase, sentences, shared, stem, words
 from indexer.lint.vectors import SentenceVectors
 
@@ -41,6 +51,17 @@ _OVERVIEW = re.compile(
     r"describes|explains|lists))\b",
     re.IGNORECASE,
 )
+# What makes "any" existential before it in its clause: a condition or a comparison.
+_HEDGED = re.compile(
+    r"\s+(?:necessarily|always|all|every|quite|entirely|completely|fully|guaranteed)\b", re.I
+)
+_EXISTENTIAL = re.compile(r"\b(?:if|whether|unless|before|than)\b", re.IGNORECASE)
+_NEGATED = re.compile(
+    r"\b(?:not|no|n't|never|without|lacks?|lacking|neither|nor|cannot|refuses?|fails?)\b"
+    r"|n't\b",
+    re.IGNORECASE,
+)
+_OUTLINE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
 _NOT_ABSOLUTE = re.compile(r"\b(?:at all|any of|if any|any more|all of the above)\b", re.I)
 
 
@@ -60,8 +81,9 @@ def is_addition(sentence: str) -> bool:
 
 def lint_summary(
     summary: str,
-    sources: list[str],
+    sources: Sequence[str],
     *,
+    labels: Sequence[str] = (),
     vectors: SentenceVectors | None = None,
     decider: Decider | None = None,
 ) -> list[LintFlag]:
@@ -70,6 +92,9 @@ def lint_summary(
     Args:
         summary: The summary text.
         sources: Everything the summary was written from.
+        labels: What names those texts (headings, child titles, defined terms): they support
+            the summary's names, numbers and words, but state nothing a summary must restate,
+            and their outline numbers ("20.5.1.") are no quantities.
         vectors: Sentence vectors for alignment by meaning (None: by shared words only).
         decider: Decides each candidate condition flag (default: the shipped model).
 
@@ -77,7 +102,7 @@ def lint_summary(
         The flags, most serious kinds first; empty when nothing was found.
     """
     source = [s for text in sources for s in sentences(text)]
-    joined = "\n".join(sources)
+    joined = "\n".join([*sources, *(_OUTLINE_NUMBER.sub("", label) for label in labels)])
     ctx = _Context(summary, source, quantities(joined), codes(joined), bare_units(joined))
     verbatim = " ".join(joined.split())
     # A sentence quoted word for word from the source is faithful by construction.
@@ -87,8 +112,11 @@ def lint_summary(
     ]  # fmt: skip
     whole = " ".join(s.text for s in sentences(summary) if not is_addition(s.text))
     decide = _Decide(decider or default_decider(), SummarySpans(whole, vectors), whole)
-    flags: list[LintFlag] = []
-    for i, (sent, candidates) in enumerate(zip(said, align(said, source, vectors), strict=True)):
+    alignments = align(said, source, vectors)
+    flags: list[LintFlag] = dropped_restrictions(
+        said, alignments, source, whole, decide.spans.similarity, RESTATES
+    )
+    for i, (sent, candidates) in enumerate(zip(said, alignments, strict=True)):
         restated = [c for c in candidates if _restated(c, sent.text)]
         nearby = " ".join(s.text for s in said[max(0, i - 1) : i + 2])
         flags += _numbers(sent, candidates, ctx)
@@ -145,12 +173,36 @@ def _numbers(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[Lin
                     summary_quote=unit, source_quote=None,
                 )
             )  # fmt: skip
+    out += _positions(sent, candidates)
     for code in codes(sent.text) - ctx.codes:
         quote = find_phrase(sent.text, code)
         out.append(
             LintFlag(
                 "number", f"{code!r} does not occur in the source", sent.text, best,
                 summary_quote=quote.text if quote else code,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _positions(sent: Span, candidates: list[Candidate]) -> list[LintFlag]:
+    """An ordinal the restated source sentences do not use where they use another about the
+    same words ("the first process" said as "the last process")."""
+    support = [c.source.text for c in candidates if c.score >= SUPPORTS]
+    theirs = [(text, o) for text in support for o in ordinals(text)]
+    out: list[LintFlag] = []
+    for word, start, end in ordinals(sent.text):
+        if any(o[0] == word for _, o in theirs):
+            continue
+        near = _window(sent.text, start, end)
+        other = next(((text, o) for text, o in theirs if near & _window(text, o[1], o[2])), None)
+        if other is None:
+            continue
+        text, (said, a, b) = other
+        out.append(
+            LintFlag(
+                "number", f"{word!r}: the source says {said!r}", sent.text, text,
+                summary_quote=sent.text[start:end], source_quote=text[a:b],
             )
         )  # fmt: skip
     return out
@@ -215,9 +267,26 @@ def _absolutes_in(text: str) -> list[Span]:
     out: list[Span] = []
     for word in CHECKED_ABSOLUTES:
         for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", cleaned, re.I):
+            if word == "any" and _EXISTENTIAL.search(_clause_before(cleaned, m.start())):
+                continue  # "if any file is given", "faster than any other": some, not every
             if not any(o.start <= m.start() < o.end for o in out):
                 out.append(Span(text[m.start() : m.end()], m.start(), m.end()))
     return out
+
+
+def _group(found: Span, sentence: str) -> tuple[str, ...]:
+    """The absolute group of ``found``: a negated "any" ("does not hold for any other SDK",
+    "lacking any notion") is a universal negative, supported by "no", "never", "not"."""
+    word = found.text.lower()
+    if word == "any" and _NEGATED.search(_clause_before(sentence, found.start)):
+        word = "not any"
+    return next(g for g in ABSOLUTES if word in g)
+
+
+def _clause_before(text: str, start: int) -> str:
+    """The words of ``start``'s clause before it."""
+    cut = max(text.rfind(p, 0, start) for p in ",;:(")
+    return text[cut + 1 : start]
 
 
 def _absolute_in(text: str) -> Span | None:
@@ -236,12 +305,14 @@ def _supported(found: Span, sentence: str, support: list[str], *, strict: bool =
     """True when a source sentence uses a word of the absolute's group about the same thing
     (one of the words around it; two with ``strict``, for sentences the summary sentence is not
     aligned with)."""
-    group = next(g for g in ABSOLUTES if found.text.lower() in g)
+    group = _group(found, sentence)
     near = _window(sentence, found.start, found.end)
     need = min(2, len(near)) if strict else 1
     for text in support:
         for word in group:
             for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", text, re.I):
+                if _HEDGED.match(text, m.end()):
+                    continue  # "not necessarily", "not always": a hedge supports no absolute
                 if not near or len(near & _window(text, m.start(), m.end())) >= need:
                     return True
     return False

@@ -138,9 +138,14 @@ def _scopes(sentence: str) -> list[Constraint]:
             t.lower() in ("enabled", "disabled", "on", "off", "set", "effect", "units")
             for t in tokens
         )
-        if fronted and "," in sentence[m.end() : end + 1]:
+        if fronted:  # "For build and test presets, …": the whole phrase up to its comma
             end = sentence.index(",", m.end())
-        if fronted or determiner or proper or state:
+        # A bracketed scope ("(for platforms that support it)") restricts what it follows.
+        bracketed = sentence[: m.start()].rstrip().endswith("(")
+        if bracketed:
+            close = sentence.find(")", m.end())
+            end = close if close != -1 else end
+        if fronted or determiner or proper or state or bracketed:
             out.append(Constraint("scope", m.group(1).lower(), _span(sentence, m.start(), end)))
     return out
 
@@ -149,6 +154,8 @@ def _in_aside(sentence: str, c: Constraint) -> bool:
     """True inside a parenthesis or a non-restrictive relative clause (", which …"): an aside
     does not restrict the statement the summary restates."""
     lead = 1 if sentence.startswith("(") else 0  # a whole sentence in brackets is no aside
+    if sentence[: c.span.start].rstrip().endswith("("):
+        return False  # a bracket that opens with the condition ("(unless … is hidden)")
     before = sentence[lead : c.span.start]
     cut = max(before.rfind(";"), before.rfind(". "))
     found = list(_RELATIVE.finditer(before, cut + 1 if cut >= 0 else 0))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from indexer.embedding.base import Embedder
 from indexer.lint.check import lint_summary
 from indexer.lint.decide import Decider
@@ -10,7 +12,7 @@ from indexer.lint.vectors import EmbedderSentences, SentenceVectors, StaticSente
 from indexer.settings import Settings
 
 # Part of every cached flag's inputs: flags computed by another version are recomputed.
-LINT_VERSION = "scope-2"
+LINT_VERSION = "scope-3"
 
 
 class Linter:
@@ -42,6 +44,11 @@ class Linter:
 
         return cls(StaticSentences(folder=settings.onnx_dir or default_dir()))
 
-    def lint(self, summary: str, sources: list[str]) -> list[LintFlag]:
-        """The flags of ``summary`` against ``sources`` (see :func:`lint_summary`)."""
-        return lint_summary(summary, sources, vectors=self.vectors, decider=self.decider)
+    def lint(
+        self, summary: str, sources: Sequence[str], labels: Sequence[str] = ()
+    ) -> list[LintFlag]:
+        """The flags of ``summary`` against ``sources`` and their ``labels`` (headings, titles;
+        see :func:`lint_summary`)."""
+        return lint_summary(
+            summary, sources, labels=labels, vectors=self.vectors, decider=self.decider
+        )

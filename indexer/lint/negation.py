@@ -41,6 +41,7 @@ _IMPLICIT = re.compile(
 # "but not", "instead of"/"rather than" deny their object.
 _EQUIVALENTS = re.compile(r"\b(?:unless|except|instead of|rather than)\b", re.IGNORECASE)
 _NEGATIVE_AFFIX = re.compile(r"\b(?:un|non-?)[a-z]{4,}\b", re.IGNORECASE)
+_NON = re.compile(r"\bnon-[a-z]{3,}\b", re.IGNORECASE)
 _BACK = re.compile(r"\b(?:this|that|the case|so)\b", re.IGNORECASE)
 SCOPE_WORDS = 5  # words after a negation that it governs
 BEFORE_WORDS = 3  # and before it
@@ -49,11 +50,57 @@ SIMILAR_SCOPE = 0.6  # cosine of two scopes that say the same thing (static vect
 Encode = Callable[[list[str]], np.ndarray]
 
 
+# "No longer than a line", "not later than noon": a comparative limit, not a negation.
+_LIMIT = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|[a-z]{2,}er)\s+than\b", re.IGNORECASE)
+
+
+# What denies without a negation word: negative affixes ("inadvisable", "unsupported",
+# "symbol-less", "non-zero"), "other than", "rather than", "instead", "except", "but not".
+_POLAR = re.compile(
+    r"\b(?:un|in|im)[a-z]{3,}(?:able|ible)\b|\bun[a-z]{3,}ed\b"
+    r"|\b[a-z]{3,}-less\b|\b(?!unless\b)[a-z]{3,}less\b|\bnon-?[a-z]{3,}\b"
+    r"|\b(?:other than|rather than|instead|except|but not)\b",
+    re.IGNORECASE,
+)
+_NOT_POLAR = frozenset(
+    [
+        "regardless",
+        "nevertheless",
+        "nonetheless",
+        "unless",
+        "uncommented",
+        "united",
+        "unified",
+        "untitled",
+        "impeccable",
+        "invisible",
+    ]
+)
+
+
+def polar(text: str, governed: set[str], source: str) -> bool:
+    """True when ``text`` denies what ``governed`` names: a negation or a negative word, affix
+    or equivalent ("inadvisable", "symbol-less", "other than", "instead") within a few words
+    of one of those words; a negative word the ``source`` clause has too ("turning fsync
+    off") restates that word, not the clause's negation."""
+    own = set(words(source))
+    cues = [*explicit(text), *(c for c in _implicit(text) if c.text.lower() not in own)]
+    cues += [
+        Span(m.group(0), m.start(), m.end())
+        for m in _POLAR.finditer(text) if m.group(0).lower() not in _NOT_POLAR
+    ]  # fmt: skip
+    return any(shared(_around(text, c), governed) for c in cues)
+
+
+def _around(text: str, cue: Span, n: int = 5) -> set[str]:
+    return content(" ".join(words(text[: cue.start])[-n:] + words(text[cue.start :])[: n + 1]))
+
+
 def _cleaned(text: str) -> str:
     """``text`` with the idioms that do not negate ("no more than") blanked, offsets kept."""
     for idiom in NEGATION_IDIOMS:
         text = re.sub(rf"\b{re.escape(idiom)}\b", lambda m: " " * len(m.group(0)), text, flags=re.I)
-    return text
+    return _LIMIT.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def negations_in(text: str) -> tuple[int, Span | None]:
@@ -175,22 +222,28 @@ def dropped(
     for c in restated[:2]:
         for theirs in _units(c.source.text):
             _, cue = negations_in(theirs.text)
-            need = len(
-                [
-                    n for n in explicit(theirs.text)
-                    if not _contrastive(theirs.text, n) and not _aside(theirs.text, n)
-                ]
-            )  # fmt: skip
+            needed = [
+                n for n in explicit(theirs.text)
+                if not _contrastive(theirs.text, n) and not _aside(theirs.text, n)
+            ]  # fmt: skip
+            need = len(needed)
             best = max((_overlap(m.text, theirs.text) for m in mine), default=0)
             if not need or cue is None or best < 2:
                 continue
             # Its restatements: this sentence's clauses, and any clause of the summary that
             # restates it as closely (a condensed summary moves a clause to another sentence).
             here = " ".join(m.text for m in mine if _overlap(m.text, theirs.text) >= 2)
+            # A summary that restates the clause's other words but none of those a negation
+            # governs restates another statement of the clause, not the negated one.
+            governed = set().union(*(_window(theirs.text, n) for n in needed))
+            if governed and not shared(governed, content(here)):
+                continue
             elsewhere = [k.text for k in everywhere if _overlap(k.text, theirs.text) >= best]
             have = max(
                 _restates_negation(m, theirs.text, lowered, every) for m in [here, *elsewhere]
             )
+            if have == 0 and need == 1 and polar(here, governed, theirs.text):
+                continue  # said by a word of its own ("inadvisable", "symbol-less", "other than")
             if have == 0 or (need >= 2 and have < need):
                 msg = f"the source says {cue.text!r}; the summary does not"
                 out.append(
@@ -211,18 +264,36 @@ def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None
     pool = [(k, s.text) for s in source for k in clauses(s.text)]
     mine_words = content(sent.text)
     near = [*near, *(s.text for s in source if len(shared(content(s.text), mine_words)) >= 3)]
+    # What the source denies supports the summary saying so: its negation words (asides
+    # included: a bracketed remark is still the source's word), the equivalents ("rather
+    # than", "instead of") and negative affixes ("non-matching" for "does not match").
+    # An aside's negation that governs no words of its own ("it would be difficult not to")
+    # refers to the aside, not to the whole sentence.
     negated = [
-        (scope(k.text, cue), text in near, _cancelled(k.text, cue))
-        for k, text in pool for cue in explicit(k.text) if not _aside(k.text, cue)
+        (
+            _window(k.text, cue) if _aside(k.text, cue) else scope(k.text, cue),
+            text in near,
+            _cancelled(k.text, cue),
+        )
+        for k, text in pool for cue in _denials(k.text)
     ]  # fmt: skip
+    used: set[int] = set()
     for clause in clauses(sent.text):
         words_c = content(clause.text)
         need = 2 if len(words_c) > 3 else 1
         close = [(k, s) for k, s in pool if len(content(k.text) & words_c) >= need]
         if not close:
             continue
-        for cue in explicit(clause.text):
-            if _governed(scope(clause.text, cue), _cancelled(clause.text, cue), negated, encode):
+        # One source denial supports one negation of the sentence ("non-matching" is no
+        # licence for a second "cannot" beside "does not match"); negations that govern words
+        # of their own are matched before those that fall back to the whole sentence.
+        cues = sorted(explicit(clause.text), key=lambda c: len(_window(clause.text, c)) <= 1)
+        for cue in cues:
+            found = _governed(
+                scope(clause.text, cue), _cancelled(clause.text, cue), negated, encode, used
+            )
+            if found is not None:
+                used.add(found)
                 continue
             best = max(close, key=lambda ks: len(content(ks[0].text) & words_c))
             msg = f"the summary says {cue.text!r}; the source does not"
@@ -233,6 +304,14 @@ def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None
             )
             break
     return out
+
+
+def _denials(clause: str) -> list[Span]:
+    """Everything in a source clause that denies: negation words, equivalents, affixes."""
+    found = explicit(clause)
+    found += [Span(m.group(0), m.start(), m.end()) for m in _EQUIVALENTS.finditer(clause)]
+    found += [Span(m.group(0), m.start(), m.end()) for m in _NON.finditer(clause)]
+    return found
 
 
 def _cancelled(clause: str, cue: Span) -> bool:
@@ -246,17 +325,22 @@ def _governed(
     cancelled: bool,
     negated: list[tuple[set[str], bool, bool]],
     encode: Encode | None,
-) -> bool:
-    """True when a source negation governs what the summary's negation governs, and denies as
-    it does (a "not skip" is no "not evaluated")."""
-    negated = [n for n in negated if n[2] == cancelled]
+    used: set[int],
+) -> int | None:
+    """The index of a source negation (not yet ``used``) that governs what the summary's
+    negation governs and denies as it does (a "not skip" is no "not evaluated"); None when
+    there is none."""
+    free = [(i, n) for i, n in enumerate(negated) if n[2] == cancelled and i not in used]
     if not mine:
-        return bool(negated)
-    for theirs, near, _ in negated:
+        return free[0][0] if free else None
+    ranked = sorted(free, key=lambda n: -len(shared(mine, n[1][0])))  # the closest first
+    for i, (theirs, near, _) in ranked:
         same = shared(mine, theirs)
         if theirs and len(same) >= (1 if near else min(2, len(mine), len(theirs))):
-            return True
-    if encode is None or not negated:
-        return False
-    vecs = encode([" ".join(sorted(mine)), *(" ".join(sorted(t)) for t, _, _ in negated)])
-    return bool((vecs[1:] @ vecs[0]).max() >= SIMILAR_SCOPE)
+            return i
+    if encode is None or not free:
+        return None
+    vecs = encode([" ".join(sorted(mine)), *(" ".join(sorted(n[0])) for _, n in free)])
+    sims = vecs[1:] @ vecs[0]
+    best = int(np.argmax(sims))
+    return free[best][0] if sims[best] >= SIMILAR_SCOPE else None

@@ -194,3 +194,16 @@ def bare_units(text: str, *, with_names: bool = False) -> Any:
     with ``with_names`` a dict from the word as written to its unit."""
     found = {m.group(1): _UNITS[m.group(1).lower()] for m in _BARE_UNIT.finditer(text)}
     return found if with_names else set(found.values())
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "last", "final", "penultimate")
+_ORDINAL = re.compile(rf"(?<![\w-])(?:{'|'.join(ORDINALS)})(?![\w-])", re.IGNORECASE)
+
+
+def ordinals(text: str) -> list[tuple[str, int, int]]:
+    """The positions ``text`` names ("the first process", "listed last"): word ("final" as
+    "last"), start, end."""
+    same = {"final": "last"}
+    return [
+        (same.get(w := m.group(0).lower(), w), m.start(), m.end()) for m in _ORDINAL.finditer(text)
+    ]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# No sentence ends at an abbreviation ("(e.g. Makefile Generators or Ninja)").
 _BOUNDARY = re.compile(
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bcf\.)(?<!\bvs\.)(?<!\bviz\.)"
     r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n"
 )
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s+")
