@@ -13,6 +13,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,12 @@ class _PreviousLint(Linter):
         super().__init__(None)
         self.name = "lexical-1"
 
-    def lint(self, summary: str, sources: list[str]) -> list[LintFlag]:
+    def lint(
+        self, summary: str, sources: Sequence[str], labels: Sequence[str] = ()
+    ) -> list[LintFlag]:
+        # The lexical lint took the labels (headings, titles) among its sources.
         return [LintFlag(f.kind, f.message, f.summary_text, f.source_text)
-                for f in old.lint_summary(summary, sources)]  # fmt: skip
+                for f in old.lint_summary(summary, [*labels, *sources])]  # fmt: skip
 
 
 def _ingest(work: Path, linter: Linter, embedder: Any) -> float:
