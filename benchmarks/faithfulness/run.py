@@ -1,15 +1,16 @@
 """The planted-fault benchmark of the summary lint: `python -m benchmarks.faithfulness.run`.
 
-Each triple is a source passage (read from an installed Debian manual), a faithful summary and
-the same summary with one planted fault. A fault counts as caught when the lint raises a flag of
-the fault's kind on the faulty summary; a faithful summary counts as a false alarm when it gets
-any flag. The rules without the condition model (the previous version of this lint) and the
-previous lexical lint run on the same triples in the same run, and so does a check that
-verbatim (extractive) summaries stay clean. Two sets of triples: the first (``triples.json``,
-halves ``tuning`` and ``held_out``) and a second written later over other manuals
-(``triples_2.json``, halves ``tuning`` and ``held_out_2``); both tuning halves are tuned on, the
-held-out halves only scored. Results go to ``benchmarks/results/faithfulness.json``; the held-out
-halves are the figures to quote, ``held_out_2`` above all (the first was looked at repeatedly).
+Each triple is a source passage (read from an installed Debian manual, with the headings down to
+it as labels, as the service lints a summary), a faithful summary and the same summary with one
+planted fault. A fault counts as caught when the lint raises a flag of the fault's kind on the
+faulty summary; a faithful summary counts as a false alarm when it gets any flag. The rules
+without the condition decision and the previous lexical lint run on the same triples in the same
+run, and so does a check that verbatim (extractive) summaries stay clean. Four sets of triples
+(``SETS``), each split once into halves; the figures to quote are those of the halves never
+tuned on: ``held_out_4`` and ``tuning_4`` (the fourth set, written after this lint version was
+fixed) and ``held_out_3`` (scored once, when this version was fixed). The earlier held-out halves
+were scored repeatedly and are development data. Results go to
+``benchmarks/results/faithfulness.json``.
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ KINDS = ("condition", "number", "negation", "absolute")
 Lint = Callable[[str, list[str], list[str]], list[Any]]
 
 
-# The first set (tuning / held_out) and a second one written later over other manuals, split
-# once by a seeded hash into more tuning data and a second held-out half (held_out_2).
-SETS = ("triples.json", "triples_2.json", "triples_3.json")
-SPLITS = ("held_out", "held_out_2", "held_out_3", "tuning")
+# Four sets, each written before the lint version it first tested and split once by a seeded
+# hash: the first (tuning / held_out), a second over other manuals (tuning / held_out_2), a
+# third over CMake (tuning / held_out_3) and a fourth over Apache httpd and SQLite (tuning_4 /
+# held_out_4; its tuning half is not tuned on yet, see fit.DEVELOPMENT).
+SETS = ("triples.json", "triples_2.json", "triples_3.json", "triples_4.json")
+SPLITS = ("held_out", "held_out_2", "held_out_3", "held_out_4", "tuning", "tuning_4")
 
 
 def load(split: str | None = None) -> list[dict[str, Any]]:

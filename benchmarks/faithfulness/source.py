@@ -21,6 +21,8 @@ PACKAGES = {
     "/usr/share/doc/debian-reference-common/": "debian-reference-en",
     "/usr/share/doc/valgrind/": "valgrind",
     "/usr/share/doc/cmake-doc/": "cmake-doc",
+    "/usr/share/doc/apache2-doc/": "apache2-doc",
+    "/usr/share/doc/sqlite3/": "sqlite3-doc",
 }
 
 
