@@ -155,3 +155,11 @@ def test_no_sentence_ends_at_an_abbreviation() -> None:
         "Specifies the build type on single-configuration generators (e.g. Ninja).",
         "Next.",
     ]
+
+
+def test_a_version_of_three_parts_is_compared_as_written() -> None:
+    source = ["In 2.4.23 and earlier, the directive only applied to the main server."]
+    flags = lint_summary("In 2.4.33 and earlier it only applied to the main server.", source)
+    assert kinds(flags) == ["number"]
+    assert flags[0].summary_quote == "2.4.33"
+    assert lint_summary("In 2.4.23 and earlier it only applied to the main server.", source) == []

@@ -69,7 +69,11 @@ _COMPOUND = re.compile(
     rf"(?<![\w.\-])\d+(?:\.\d+)?-(?:{_UNIT_WORDS}|byte|bytes)(?![\w\-])", re.IGNORECASE
 )
 _MULTIPLE_RE = re.compile(r"\b(twice|double|triple|half)\b", re.IGNORECASE)
-_CODE = re.compile(r"[A-Za-z]+[-_]?\d[\w.-]*|\d+[-_][\w-]*[A-Za-z][\w-]*|0\d+")
+# A version of three or more parts ("2.4.23", "3.6.19") is an identifier, not an amount.
+_CODE = re.compile(
+    r"[A-Za-z]+[-_]?\d[\w.-]*|\d+[-_][\w-]*[A-Za-z][\w-]*|0\d+"
+    r"|(?<![\w.])\d+(?:\.\d+){2,}(?![\w]|\.\d)"
+)
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,8 @@ def quantities(text: str) -> list[Quantity]:
 
 
 def codes(text: str) -> set[str]:
-    """Identifiers with digits in them ("PX-2041-S", "E-12", "0777"), compared as written."""
+    """Identifiers with digits in them ("PX-2041-S", "E-12", "0777", versions such as
+    "2.4.23"), compared as written."""
     return {c.lower() for c in _CODE.findall(_unhyphen(text))}
 
 
