@@ -74,8 +74,8 @@ bench-lint: install
 bench-peer: install
 	nice -n 10 $(BIN)/python -m benchmarks.peer.run
 
-# Refits the lint's condition model (indexer/lint/models/condition.json) on the planted-fault
-# benchmark's tuning half only, threshold by cross-validation there.
+# Refits the lint's condition decision (indexer/lint/models/condition.json) on the planted-fault
+# benchmark's development triples, cross-validated one manual out at a time.
 fit-lint: install
 	$(BIN)/python -m benchmarks.faithfulness.fit
 
