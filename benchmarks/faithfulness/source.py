@@ -23,6 +23,8 @@ PACKAGES = {
     "/usr/share/doc/cmake-doc/": "cmake-doc",
     "/usr/share/doc/apache2-doc/": "apache2-doc",
     "/usr/share/doc/sqlite3/": "sqlite3-doc",
+    "/usr/share/doc/git-doc/": "git-doc",
+    "/usr/share/doc/python3.11/": "python3.11-doc",
 }
 
 

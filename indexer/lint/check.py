@@ -55,6 +55,11 @@ _OVERVIEW = re.compile(
 _HEDGED = re.compile(
     r"\s+(?:necessarily|always|all|every|quite|entirely|completely|fully|guaranteed)\b", re.I
 )
+_HEDGE_BEFORE = re.compile(
+    r"\b(?:almost|nearly|mostly|mainly|largely|normally|usually|generally|typically|often|"
+    r"virtually|practically|not)\s+(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
 _EXISTENTIAL = re.compile(r"\b(?:if|whether|unless|before|than)\b", re.IGNORECASE)
 _NEGATED = re.compile(
     r"\b(?:not|no|n't|never|without|lacks?|lacking|neither|nor|cannot|refuses?|fails?)\b"
@@ -269,6 +274,8 @@ def _absolutes_in(text: str) -> list[Span]:
         for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", cleaned, re.I):
             if word == "any" and _EXISTENTIAL.search(_clause_before(cleaned, m.start())):
                 continue  # "if any file is given", "faster than any other": some, not every
+            if _HEDGE_BEFORE.search(cleaned[: m.start()]) or _HEDGED.match(cleaned, m.end()):
+                continue  # "almost always", "not all": a hedge, not an absolute
             if not any(o.start <= m.start() < o.end for o in out):
                 out.append(Span(text[m.start() : m.end()], m.start(), m.end()))
     return out
@@ -311,8 +318,8 @@ def _supported(found: Span, sentence: str, support: list[str], *, strict: bool =
     for text in support:
         for word in group:
             for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", text, re.I):
-                if _HEDGED.match(text, m.end()):
-                    continue  # "not necessarily", "not always": a hedge supports no absolute
+                if _HEDGED.match(text, m.end()) or _HEDGE_BEFORE.search(text[: m.start()]):
+                    continue  # "not necessarily", "almost always": a hedge supports no absolute
                 if not near or len(near & _window(text, m.start(), m.end())) >= need:
                     return True
     return False

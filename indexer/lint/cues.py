@@ -69,7 +69,7 @@ ABSOLUTES: tuple[tuple[str, ...], ...] = (
     ("never", "none", "nothing", "no", "not any", "neither", "nobody", "not", "cannot"),
     ("completely", "entirely", "fully", "totally", "wholly", "altogether", "full", "complete"),
     ("guaranteed", "guarantee", "guarantees", "certainly", "definitely", "ensures", "ensure",
-     "must", "will"),
+     "must"),
     ("immediately", "instantly", "right away", "at once", "as quickly as possible",
      "as soon as possible"),
 )  # fmt: skip
