@@ -35,6 +35,7 @@ def test_a_condition_in_its_own_sentence_must_be_kept(linter: Linter) -> None:
     flags = linter.lint("The user comment is embedded at the start of the XML output.", XML)
     assert kinds(flags) == ["condition"]
     assert flags[0].source_quote == "Only works when --xml=yes is specified"
+    assert "restricts this" in flags[0].message
     assert flags[0].summary_text == "The user comment is embedded at the start of the XML output."
     kept = "With --xml=yes, the user comment is embedded at the start of the XML output."
     assert linter.lint(kept, XML) == []

@@ -65,9 +65,7 @@ class _Paragraphs(HTMLParser):
             self._skip = max(0, self._skip - 1)
         elif tag == "p" and self._depth:
             self._flush()
-        elif self._label and (
-            tag == "dt" or (len(tag) == 2 and tag[0] == "h" and tag[1] in "123456")
-        ):
+        elif self._label and (tag == "dt" or _heading(tag)):
             text = " ".join("".join(self._label_parts).split()).rstrip("¶ ").strip()
             kind, level = self._label
             self._label = None

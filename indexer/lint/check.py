@@ -51,7 +51,8 @@ _OVERVIEW = re.compile(
     r"describes|explains|lists))\b",
     re.IGNORECASE,
 )
-# What makes "any" existential before it in its clause: a condition or a comparison.
+# A hedge after a negation ("not necessarily", "not always") or before an absolute ("almost
+# always", "mostly"): what it qualifies is no absolute claim.
 _HEDGED = re.compile(
     r"\s+(?:necessarily|always|all|every|quite|entirely|completely|fully|guaranteed)\b", re.I
 )
@@ -60,10 +61,11 @@ _HEDGE_BEFORE = re.compile(
     r"virtually|practically|not)\s+(?:\w+\s+)?$",
     re.IGNORECASE,
 )
+# What makes "any" existential before it in its clause: a condition or a comparison; after a
+# negation it is a universal negative.
 _EXISTENTIAL = re.compile(r"\b(?:if|whether|unless|before|than)\b", re.IGNORECASE)
 _NEGATED = re.compile(
-    r"\b(?:not|no|n't|never|without|lacks?|lacking|neither|nor|cannot|refuses?|fails?)\b"
-    r"|n't\b",
+    r"\b(?:not|no|never|without|lacks?|lacking|neither|nor|cannot|refuses?|fails?)\b|n't\b",
     re.IGNORECASE,
 )
 _OUTLINE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")

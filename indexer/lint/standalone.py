@@ -38,9 +38,9 @@ _CONDITION = re.compile(
     re.IGNORECASE,
 )
 _GENERIC = frozenset(["work", "apply", "use", "option", "setting", "parameter", "specifi", "given"])
-RESTRICTION_SUFFIX = "; the summary does not"
+RESTRICTION_PREFIX = "the next source sentence restricts this:"
 KEPT_SHARE = 0.34  # of the condition's own words, anywhere in the summary
-KEPT_SIMILARITY = 0.575  # the closest summary span's cosine with the condition (as decide.py)
+KEPT_SIMILARITY = 0.575  # a summary span this close in meaning to the condition keeps it
 
 Similarity = Callable[[str], float]
 
@@ -95,7 +95,7 @@ def dropped_restrictions(
             out.append(
                 LintFlag(
                     "condition",
-                    f"the source says {cond.text!r} of this{RESTRICTION_SUFFIX}",
+                    f"{RESTRICTION_PREFIX} {cond.text!r}; the summary does not",
                     sent.text, after.text, summary_quote=None, source_quote=cond.text,
                 )
             )  # fmt: skip
@@ -105,4 +105,4 @@ def dropped_restrictions(
 def is_restriction_flag(flag: LintFlag) -> bool:
     """True for a flag of :func:`dropped_restrictions` (decided by these rules, not by the
     fitted decision)."""
-    return flag.kind == "condition" and flag.message.endswith(" of this" + RESTRICTION_SUFFIX)
+    return flag.kind == "condition" and flag.message.startswith(RESTRICTION_PREFIX)
