@@ -149,7 +149,9 @@ def test_document_filter_and_approve(server: tuple[Service, ThreadServer], page:
     page.locator("#detail-passages li").first.wait_for()
     page.get_by_role("button", name="Approve", exact=True).click()
     page.locator("#review-result .ok").wait_for()
-    assert "approved" in page.locator(".queue-item", has_text="1.2 Inspection").inner_text()
+    sync_api.expect(page.locator(".queue-item", has_text="1.2 Inspection")).to_contain_text(
+        "approved"
+    )
 
 
 def test_a_reader_key_is_told_it_cannot_audit(

@@ -415,7 +415,11 @@
   }
 
   function refreshListItem(item) {
-    const index = state.items.indexOf(item);
+    // The queue may have been reloaded while the detail was open: find the node's entry in
+    // the list now shown, and carry the review over to it.
+    const index = state.items.findIndex((i) => i.node.node_id === item.node.node_id);
+    if (index < 0) return;
+    if (state.items[index] !== item) state.items[index] = item;
     const old = document.querySelector(`.queue-item[data-index="${index}"]`);
     if (old) old.replaceWith(queueButton(item, index));
   }
