@@ -57,6 +57,9 @@ def test_the_job_finishes_with_progress_and_the_cli_report(
     assert first_job["error"] is None
     progress = first_job["progress"]
     assert progress["nodes_total"] > 0 and progress["nodes_done"] == progress["nodes_total"]
+    # A finished job reads as complete, not as "0 of 0".
+    assert progress["stage"] == "done" and progress["total"] > 0
+    assert progress["done"] == progress["total"]
     assert progress["summarizer_calls"] == first_job["report"]["summarizer_calls"] > 0
     assert {"parse", "embed", "summarize", "store"} <= set(progress["stages"])
     # The same JSON as `overstory ingest --json` for the same file in a fresh store.

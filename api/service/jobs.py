@@ -408,6 +408,10 @@ class _ProgressTracker:
     def snapshot(self) -> dict[str, Any]:
         summarize = self.stages.get("summarize", {})
         current = self.stages.get(self.stage, {})
+        if self.stage == "done" and self.stages:
+            # A finished job has no counts of its own: it reports its last stage, completed.
+            last = list(self.stages.values())[-1]
+            current = {"done": last.get("total", 0), "total": last.get("total", 0)}
         return {
             "stage": self.stage,
             "done": current.get("done", 0),
