@@ -164,3 +164,70 @@ def test_a_version_of_three_parts_is_compared_as_written() -> None:
     assert kinds(flags) == ["number"]
     assert flags[0].summary_quote == "2.4.33"
     assert lint_summary("In 2.4.23 and earlier it only applied to the main server.", source) == []
+
+
+# negations written other ways ------------------------------------------------------------------
+def test_a_typographic_apostrophe_negates_too() -> None:
+    source = ["The cache isn’t written when the disk is full."]
+    assert lint_summary("The cache is not written when the disk is full.", source) == []
+    flags = lint_summary("The cache is written when the disk is full.", source)
+    assert kinds(flags) == ["negation"]
+
+
+def test_a_negative_word_further_on_is_no_double_negation() -> None:
+    source = ["Fast disks alone are not a sufficient reason for turning off fsync."]
+    assert lint_summary("Fast disks alone do not justify turning fsync off.", source) == []
+
+
+def test_a_negation_referring_back_governs_its_sentence() -> None:
+    source = ["Before 8.4 the server appended the epoch to such names, but this is no longer so."]
+    assert (
+        lint_summary("Since 8.4 the server no longer appends the epoch to such names.", source)
+        == []
+    )
+
+
+def test_a_negation_in_a_bracket_is_an_aside_where_a_clause_starts_inside_another() -> None:
+    source = [
+        "If the command was stopped by a signal (other than SIGTERM, which is sent at shutdown) "
+        "or by an error of the shell (such as command not found), recovery aborts and the "
+        "server will not start."
+    ]
+    summary = (
+        "If the command is killed by a signal other than SIGTERM, or the shell reports an "
+        "error, recovery aborts and the server does not start."
+    )
+    assert lint_summary(summary, source) == []
+
+
+def test_a_negative_prefix_on_the_negated_word_restates_the_negation() -> None:
+    source = ["CMake warns when the policy is not set and then uses the OLD behavior."]
+    assert lint_summary("If the policy is left unset, CMake warns and uses OLD.", source) == []
+    assert kinds(lint_summary("If the policy is set, CMake warns and uses OLD.", source)) == [
+        "negation"
+    ]
+
+
+# a hedge restated as a certainty ---------------------------------------------------------------
+def test_a_hedge_said_as_a_certainty_is_an_absolute() -> None:
+    source = ["The key file is read at startup, so it may be owned by and readable only by root."]
+    flags = lint_summary("Read at startup, the key file must be owned by root.", source)
+    assert kinds(flags) == ["absolute"]
+    assert flags[0].summary_quote == "must" and flags[0].source_quote == "may"
+    assert lint_summary("Read at startup, the key file may be owned by root.", source) == []
+    certain = ["The key file must be owned by root, though it may be readable by others."]
+    assert lint_summary("The key file must be owned by root.", certain) == []
+
+
+# numbers and what they count -------------------------------------------------------------------
+def test_a_unit_is_not_what_a_bare_number_counts() -> None:
+    source = ["A checkpoint runs when the log reaches a threshold of 1000 pages."]
+    flags = lint_summary("A checkpoint runs once the log reaches 1000 kilobytes.", source)
+    assert kinds(flags) == ["number"]
+    assert lint_summary("A checkpoint runs once the log reaches 1000 pages.", source) == []
+
+
+def test_a_value_joined_to_its_unit_by_dots_has_that_unit() -> None:
+    source = ["By default it runs git worktree prune --expire 3.months.ago."]
+    assert kinds(lint_summary("By default it prunes after three weeks.", source)) == ["number"]
+    assert lint_summary("By default it prunes after three months.", source) == []

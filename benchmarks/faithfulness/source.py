@@ -25,6 +25,8 @@ PACKAGES = {
     "/usr/share/doc/sqlite3/": "sqlite3-doc",
     "/usr/share/doc/git-doc/": "git-doc",
     "/usr/share/doc/python3.11/": "python3.11-doc",
+    "/usr/share/doc/postfix/": "postfix-doc",
+    "/usr/share/doc/ffmpeg/": "ffmpeg-doc",
 }
 
 

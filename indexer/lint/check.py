@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from indexer.lint.align import Candidate, align
+from indexer.lint.certainty import hedged_to_certain
 from indexer.lint.conditions import Constraint, constraints, kept, modified
 from indexer.lint.cues import ABSOLUTES, CHECKED_ABSOLUTES
 from indexer.lint.decide import Candidate as Proposal
@@ -65,7 +66,7 @@ _HEDGE_BEFORE = re.compile(
 # negation it is a universal negative.
 _EXISTENTIAL = re.compile(r"\b(?:if|whether|unless|before|than)\b", re.IGNORECASE)
 _NEGATED = re.compile(
-    r"\b(?:not|no|never|without|lacks?|lacking|neither|nor|cannot|refuses?|fails?)\b|n't\b",
+    r"\b(?:not|no|never|without|lacks?|lacking|neither|nor|cannot|refuses?|fails?)\b|n['’]t\b",
     re.IGNORECASE,
 )
 _OUTLINE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
@@ -134,6 +135,7 @@ def lint_summary(
         near = [c.source.text for c in candidates if c.score >= SUPPORTS]
         flags += added(sent, near, source, vectors.vectors if vectors is not None else None)
         flags += _absolutes(sent, candidates, ctx)
+        flags += hedged_to_certain(sent, near[:2])
     order = {"condition": 0, "negation": 1, "number": 2, "absolute": 3}
     unique = {(f.kind, f.summary_text, f.summary_quote): f for f in flags}
     return sorted(unique.values(), key=lambda f: order.get(f.kind, 9))

@@ -27,7 +27,8 @@ _CLAUSE_END = re.compile(r"[,;:()]|\.(?:\s|$)|\s(?:and|but|so|or)\s(?=[a-z]+\s)|
 # A conditional clause without a comma ends where the main clause starts: a subject and a modal
 # ("If you use the option Memcheck will run more slowly").
 _MAIN_CLAUSE = re.compile(
-    r"\s(?=(?:the\s+)?[\w-]+\s+(?:will|would|must|should|cannot|can't|won't)\b)", re.IGNORECASE
+    r"\s(?=(?:the\s+)?[\w-]+\s+(?:will|would|must|should|cannot|can['’]t|won['’]t)\b)",
+    re.IGNORECASE,
 )
 # A conditional that restates the context, not the statement ("if necessary", "if so", "if that
 # sounds odd"): nothing of the statement is conditioned on it.

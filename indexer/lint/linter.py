@@ -12,7 +12,7 @@ from indexer.lint.vectors import EmbedderSentences, SentenceVectors, StaticSente
 from indexer.settings import Settings
 
 # Part of every cached flag's inputs: flags computed by another version are recomputed.
-LINT_VERSION = "scope-5"
+LINT_VERSION = "scope-6"
 
 
 class Linter:

@@ -26,9 +26,9 @@ from indexer.lint.flags import LintFlag
 from indexer.lint.text import Span, clauses, content, shared, words
 
 _NEGATION = re.compile(
-    r"(?<![\w'=-])(?:"
+    r"(?<![\w'’=-])(?:"
     + "|".join(re.escape(n) for n in sorted(NEGATIONS, key=len, reverse=True) if n != "n't")
-    + r")(?![\w'-])|n't\b",
+    + r")(?![\w'’-])|n['’]t\b",
     re.IGNORECASE,
 )
 _IMPLICIT = re.compile(
@@ -45,6 +45,7 @@ _NON = re.compile(r"\bnon-[a-z]{3,}\b", re.IGNORECASE)
 _BACK = re.compile(r"\b(?:this|that|the case|so)\b", re.IGNORECASE)
 SCOPE_WORDS = 5  # words after a negation that it governs
 BEFORE_WORDS = 3  # and before it
+BROAD_SCOPE = SCOPE_WORDS + BEFORE_WORDS  # more words than a negation's own window holds
 SIMILAR_SCOPE = 0.6  # cosine of two scopes that say the same thing (static vectors)
 
 Encode = Callable[[list[str]], np.ndarray]
@@ -89,7 +90,21 @@ def polar(text: str, governed: set[str], source: str) -> bool:
         Span(m.group(0), m.start(), m.end())
         for m in _POLAR.finditer(text) if m.group(0).lower() not in _NOT_POLAR
     ]  # fmt: skip
-    return any(shared(_around(text, c), governed) for c in cues)
+    return any(shared(_around(text, c), governed) for c in cues) or _affixed(text, governed)
+
+
+_PREFIXES = ("non-", "non", "un", "in", "im", "il", "ir", "dis")
+
+
+def _affixed(text: str, governed: set[str]) -> bool:
+    """True when ``text`` has a negative prefix on a word the negation governs: "unset" for
+    "not set", "invalid" for "not valid", "non-None" for "not None"."""
+    for w in words(text):
+        for p in _PREFIXES:
+            base = w[len(p) :]
+            if w.startswith(p) and len(base) >= 3 and content(base) & governed:
+                return True
+    return False
 
 
 def _around(text: str, cue: Span, n: int = 5) -> set[str]:
@@ -133,8 +148,15 @@ def explicit(text: str) -> list[Span]:
 
 
 def _aside(text: str, cue: Span) -> bool:
-    """True inside brackets: an aside does not carry the statement a summary restates."""
-    return text.count("(", 0, cue.start) > text.count(")", 0, cue.start)
+    """True inside brackets: an aside does not carry the statement a summary restates. A
+    clause may begin inside a bracket that closes in it: that ")" opens nothing later."""
+    depth = 0
+    for ch in text[: cue.start]:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+    return depth > 0
 
 
 def _piece(text: str, cue: Span) -> tuple[str, str]:
@@ -234,10 +256,16 @@ def dropped(
             # restates it as closely (a condensed summary moves a clause to another sentence).
             here = " ".join(m.text for m in mine if _overlap(m.text, theirs.text) >= 2)
             # A summary that restates the clause's other words but none of those a negation
-            # governs restates another statement of the clause, not the negated one.
-            governed = set().union(*(_window(theirs.text, n) for n in needed))
-            if governed and not shared(governed, content(here)):
+            # governs restates another statement of the clause, not the negated one; each
+            # negation is needed only where the words it governs are restated.
+            needed = [
+                n for n in needed
+                if not _window(theirs.text, n) or shared(_window(theirs.text, n), content(here))
+            ]  # fmt: skip
+            need = len(needed)
+            if not need:
                 continue
+            governed = set().union(*(_window(theirs.text, n) for n in needed))
             elsewhere = [k.text for k in everywhere if _overlap(k.text, theirs.text) >= best]
             have = max(
                 _restates_negation(m, theirs.text, lowered, every) for m in [here, *elsewhere]
@@ -270,11 +298,7 @@ def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None
     # An aside's negation that governs no words of its own ("it would be difficult not to")
     # refers to the aside, not to the whole sentence.
     negated = [
-        (
-            _window(k.text, cue) if _aside(k.text, cue) else scope(k.text, cue),
-            text in near,
-            _cancelled(k.text, cue),
-        )
+        (_source_scope(k.text, cue, text), text in near, _cancelled(k.text, cue))
         for k, text in pool for cue in _denials(k.text)
     ]  # fmt: skip
     used: set[int] = set()
@@ -306,6 +330,16 @@ def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None
     return out
 
 
+def _source_scope(clause: str, cue: Span, sentence: str) -> set[str]:
+    """What a source denial governs: an aside's own words; a negation that refers back ("but
+    this is no longer the case") governs its whole sentence, not the clause it ends."""
+    if _aside(clause, cue):
+        return _window(clause, cue)
+    if len(_window(clause, cue)) <= 1 and _BACK.search(clause):
+        return content(sentence)
+    return scope(clause, cue)
+
+
 def _denials(clause: str) -> list[Span]:
     """Everything in a source clause that denies: negation words, equivalents, affixes."""
     found = explicit(clause)
@@ -314,10 +348,22 @@ def _denials(clause: str) -> list[Span]:
     return found
 
 
+# Words between a negation and the verb it denies ("is not yet disabled", "must not be left").
+_BEFORE_VERB = frozenset(
+    [
+        "be", "been", "being", "get", "gets", "got", "have", "has", "had", "left", "kept",
+        "always", "ever", "yet", "even", "fully", "simply", "actually", "necessarily",
+        "really", "currently",
+    ]
+)  # fmt: skip
+
+
 def _cancelled(clause: str, cue: Span) -> bool:
-    """True when a negation denies a negative word it governs ("does not skip" affirms)."""
+    """True when a negation denies the negative word it governs ("does not skip" affirms); a
+    negative word further on belongs to another phrase ("does not justify turning it off")."""
     _, after = _piece(clause, cue)
-    return _IMPLICIT.search(" ".join(words(after)[:SCOPE_WORDS])) is not None
+    governed = [w for w in words(after)[:SCOPE_WORDS] if w not in _BEFORE_VERB][:1]
+    return bool(governed) and _IMPLICIT.fullmatch(governed[0]) is not None
 
 
 def _governed(
@@ -333,7 +379,9 @@ def _governed(
     free = [(i, n) for i, n in enumerate(negated) if n[2] == cancelled and i not in used]
     if not mine:
         return free[0][0] if free else None
-    ranked = sorted(free, key=lambda n: -len(shared(mine, n[1][0])))  # the closest first
+    # The closest first; a scope that is a whole sentence (a negation referring back) shares
+    # words by its size, so it comes after scopes of a negation's own words.
+    ranked = sorted(free, key=lambda n: (len(n[1][0]) > BROAD_SCOPE, -len(shared(mine, n[1][0]))))
     for i, (theirs, near, _) in ranked:
         same = shared(mine, theirs)
         if theirs and len(same) >= (1 if near else min(2, len(mine), len(theirs))):

@@ -33,6 +33,8 @@ for _names, _dim, _factor in (
     (("h", "hr", "hrs", "hour", "hours"), "time", 3600.0),
     (("d", "day", "days"), "time", 86400.0),
     (("week", "weeks"), "time", 604800.0),
+    (("month", "months"), "time", 2629800.0),  # a twelfth of a year, for comparing only
+    (("year", "years"), "time", 31557600.0),
     (("b", "byte", "bytes"), "size", 1.0),
     (("kb", "kib", "kilobyte", "kilobytes"), "size", 1024.0),
     (("mb", "mib", "megabyte", "megabytes"), "size", 1024.0**2),
@@ -58,11 +60,20 @@ _VALUE = (
 _UNIT_WORDS = "|".join(
     sorted((re.escape(u) for u in _UNITS if not u.startswith("°")), key=len, reverse=True)
 )
+# Git's "3.months.ago", "2.weeks.ago": a value joined to its unit word by dots.
+_DOTTED = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)"
 _QUANTITY = re.compile(
     rf"(?<![\w.\-/@#%])(?P<value>{_VALUE})(?![.,]?\d)"
     rf"(?:\s*(?:-|–|to)\s*(?P<high>{_VALUE}))?"
-    rf"(?:(?P<glued>(?:{_UNIT_WORDS}|m)(?![\w·]))|\s?(?P<unit>°[CF]|%|(?:{_UNIT_WORDS})(?![\w·])))?"
+    rf"(?:(?P<glued>(?:{_UNIT_WORDS}|m)(?![\w·]))|\s?(?P<unit>°[CF]|%|(?:{_UNIT_WORDS})(?![\w·]))"
+    rf"|\.(?P<dotted>{_DOTTED})(?=\.))?"
     rf"(?![\w\-]*[\-_/][\w])",
+    re.IGNORECASE,
+)
+# A word after a bare number that it counts ("1000 pages", "3 retries"): not a connective.
+_COUNTED = re.compile(
+    r"\s(?!(?:and|or|to|of|the|is|are|was|were|be|in|for|by|with|as|at|on|from|if|when|"
+    r"which|that|but|than|per|times|bits?)\b)[a-z]{3,}s\b",
     re.IGNORECASE,
 )
 _COMPOUND = re.compile(
@@ -87,6 +98,7 @@ class Quantity:
     high: float | None
     dimension: str | None
     base: float  # the value in the dimension's base unit (the value itself without a unit)
+    counted: bool = False  # a bare number that counts what follows it ("1000 pages")
 
 
 def _number(text: str) -> float | None:
@@ -128,12 +140,13 @@ def quantities(text: str) -> list[Quantity]:
         if value is None:
             continue
         high = _number(m.group("high")) if m.group("high") else None
-        unit = (m.group("unit") or m.group("glued") or "").lower()
+        unit = (m.group("unit") or m.group("glued") or m.group("dotted") or "").lower()
         known = _UNITS.get(unit) or _GLUED_ONLY.get(unit)
         dim, factor = known if known and not (m.group("unit") and unit == "m") else (None, 1.0)
         end = m.end()
         as_written = written[m.start() : end]
-        out.append(Quantity(as_written, m.start(), end, value, high, dim, value * factor))
+        counted = dim is None and _COUNTED.match(text, end) is not None
+        out.append(Quantity(as_written, m.start(), end, value, high, dim, value * factor, counted))
     for m in _MULTIPLE_RE.finditer(text):
         v = float(_MULTIPLE[m.group(1).lower()])
         out.append(Quantity(m.group(0), m.start(), m.end(), v, None, "multiple", v))
@@ -163,6 +176,8 @@ def _matches_one(q: Quantity, others: list[Quantity]) -> bool:
             if q.dimension == o.dimension and _close(q.base, o.base):
                 return True
             continue
+        if (q.dimension and o.counted) or (o.dimension and q.counted):
+            continue  # "1000 kilobytes" is not "1000 pages"
         if _close(q.value, o.value) or (o.high is not None and _close(q.value, o.high)):
             return True
     return any(

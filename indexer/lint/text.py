@@ -20,7 +20,8 @@ _CLAUSE = re.compile(
     r";\s+|,\s+(?=(?:and|but|while|whereas|so|yet|though|although|which|because)\b)|\s+but\s+"
     r"|\s+and\s+(?=(?:[\w-]+\s+){1,3}(?:is|are|was|were|can|will|does|do|has|have)\b)"
 )
-TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*[A-Za-z0-9]|[A-Za-z]|\d+[A-Za-z]\w*")
+# Manuals write the apostrophe both ways ("isn't", "isn’t"): tokens and negations take either.
+TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'’-]*[A-Za-z0-9]|[A-Za-z]|\d+[A-Za-z]\w*")
 STOP = frozenset(
     [
         "a",
@@ -28,6 +29,7 @@ STOP = frozenset(
         "the",
         "and",
         "or",
+        "but",
         "of",
         "to",
         "in",
