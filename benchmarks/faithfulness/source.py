@@ -47,6 +47,7 @@ class _Paragraphs(HTMLParser):
         self._parts: list[str] = []
         self._heads: list[tuple[int, str]] = []  # (level, text) down to here
         self._term: str | None = None
+        self._outer: list[str | None] = []  # the terms of the lists a nested list sits in
         self._label: tuple[str, int] | None = None  # ("h" | "dt", level) being read
         self._label_parts: list[str] = []
 
@@ -61,6 +62,8 @@ class _Paragraphs(HTMLParser):
             self._label, self._label_parts = ("h", int(tag[1])), []
         elif tag == "dt":
             self._label, self._label_parts = ("dt", 0), []
+        elif tag == "dl":
+            self._outer.append(self._term)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style"):
@@ -77,7 +80,8 @@ class _Paragraphs(HTMLParser):
             elif kind == "dt" and text:
                 self._term = text
         elif tag == "dl":
-            self._term = None
+            # A list nested in a definition ends, and the definition goes on under its term.
+            self._term = self._outer.pop() if self._outer else None
 
     def handle_data(self, data: str) -> None:
         if self._skip:
