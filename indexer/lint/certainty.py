@@ -43,18 +43,18 @@ def hedged_to_certain(sent: Span, sources: list[str]) -> list[LintFlag]:
     """Flags for certainties of ``sent`` that restate a hedge of one of ``sources`` (the
     source sentences it is aligned with) about which no source sentence is certain."""
     out: list[LintFlag] = []
-    parts = [k.text for s in sources for k in clauses(s)]
+    parts = [(s, k.text) for s in sources for k in clauses(s)]
     for clause in clauses(sent.text):
         if _HEDGE.search(clause.text):
             continue  # the summary keeps a hedge in this clause
         for cue in _CERTAIN.finditer(clause.text):
             mine = _governs(clause.text, cue)
-            if any(_about(mine, k, _CERTAIN) for k in parts):
+            if any(_about(mine, k, _CERTAIN) for _, k in parts):
                 continue  # the source says it with certainty too
-            hedge = next((h for k in parts if (h := _about(mine, k, _HEDGE))), None)
-            if hedge is None:
+            found = next(((s, h) for s, k in parts if (h := _about(mine, k, _HEDGE))), None)
+            if found is None:
                 continue
-            source = next(s for s in sources if hedge in s)
+            source, hedge = found
             msg = f"the source hedges this ({hedge!r}); the summary says {cue.group(0)!r}"
             out.append(
                 LintFlag(
