@@ -27,6 +27,8 @@ PACKAGES = {
     "/usr/share/doc/python3.11/": "python3.11-doc",
     "/usr/share/doc/postfix/": "postfix-doc",
     "/usr/share/doc/ffmpeg/": "ffmpeg-doc",
+    "/usr/share/doc/exim4-doc-html/": "exim4-doc-html",
+    "/usr/share/R/doc/manual/": "r-doc-html",
 }
 
 
