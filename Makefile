@@ -74,10 +74,12 @@ bench-lint: install
 bench-peer: install
 	nice -n 10 $(BIN)/python -m benchmarks.peer.run
 
-# Refits the lint's condition decision (indexer/lint/models/condition.json) on the planted-fault
-# benchmark's development triples, cross-validated one manual out at a time.
+# Refits the lint's condition decision (indexer/lint/models/condition.json) and the flags'
+# confidence (indexer/lint/models/confidence.json) on the planted-fault benchmark's development
+# triples, cross-validated one manual out at a time.
 fit-lint: install
 	$(BIN)/python -m benchmarks.faithfulness.fit
+	$(BIN)/python -m benchmarks.faithfulness.fit_confidence
 
 # Fits retriever/models/intent.json and mix.json on the questions' tuning half (installs the
 # Debian documentation packages it reads, as root; caches the indexed corpus in .bench-cache/).

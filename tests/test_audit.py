@@ -46,25 +46,29 @@ def _node_id(index: Index, title: str) -> str:
 
 
 # the queue -------------------------------------------------------------------------------------
-def test_queue_puts_dropped_conditions_first_then_numbers_then_top_levels(index: Index) -> None:
+def test_queue_puts_likeliest_faults_first_then_top_levels(index: Index) -> None:
     result = queue(index.catalog)
     assert _titles(result) == [
-        "1.1 Replacement",  # a dropped condition and a dropped negation
-        "1.2 Inspection",  # an invented number
+        "1.2 Inspection",  # an invented number: such flags nearly always hold a real fault
+        "1.1 Replacement",  # a dropped condition and a dropped negation: noisier rules
         "Seal Manual",  # no flags: top levels first, then document order
         "1 Seals",
         "2 Bearings",
     ]
     first, second = result["items"][0], result["items"][1]
-    assert {f["kind"] for f in first["flags"]} == {"condition", "negation"}
-    assert [f["kind"] for f in second["flags"]] == ["number"]
-    assert "5,000" in second["flags"][0]["summary_text"]
+    assert [f["kind"] for f in first["flags"]] == ["number"]
+    assert "5,000" in first["flags"][0]["summary_text"]
+    assert {f["kind"] for f in second["flags"]} == {"condition", "negation"}
+    assert first["flags"][0]["rule"] == "number.absent"
+    assert {f["rule"] for f in second["flags"]} == {"condition.clause", "negation.dropped"}
+    assert first["flags"][0]["confidence"] > max(f["confidence"] for f in second["flags"])
+    assert all(0.0 < f["confidence"] < 1.0 for f in first["flags"] + second["flags"])
     assert result["counts"]["pending"] == 5 and result["total"] == 5
-    assert first["review"] is None and first["stale"] is False
+    assert second["review"] is None and second["stale"] is False
 
 
 def test_queue_item_links_to_its_sources(index: Index) -> None:
-    item = queue(index.catalog)["items"][0]
+    item = queue(index.catalog)["items"][1]
     node = item["node"]
     assert node["summary"].startswith("Replace the seal when")
     assert node["doc_id"] == DOC and node["level"] == "section"
@@ -77,7 +81,7 @@ def test_queue_item_links_to_its_sources(index: Index) -> None:
 
 def test_queue_pages_filters_and_validates(index: Index) -> None:
     page = queue(index.catalog, limit=2, offset=1)
-    assert _titles(page) == ["1.2 Inspection", "Seal Manual"] and page["total"] == 5
+    assert _titles(page) == ["1.1 Replacement", "Seal Manual"] and page["total"] == 5
     assert queue(index.catalog, doc_ids=[DOC])["total"] == 5
     with pytest.raises(NotFoundError):
         queue(index.catalog, doc_ids=["no-such.md"])
@@ -298,8 +302,8 @@ def test_http_queue_for_auditors_only(svc: Service) -> None:
     r = svc.client.get("/v1/audit/queue", headers=svc.as_role("auditor"))
     assert r.status_code == 200, r.text
     assert [i["node"]["title"] for i in r.json()["items"]][:2] == [
-        "1.1 Replacement",
         "1.2 Inspection",
+        "1.1 Replacement",
     ]
     r = svc.client.get("/v1/audit/queue", headers=svc.as_role("editor"))
     assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden"
@@ -433,8 +437,8 @@ def test_cli_lists_the_queue_and_reviews(fast_settings: Settings) -> None:
     store = str(fast_settings.store)
     env = {"OVERSTORY_EMBEDDER": "hashing", **catalog_env(fast_settings)}
     _, listed, _ = run_cli("audit", "--store", store, "--limit", "2", "--json", env=env)
-    assert [i["node"]["title"] for i in listed["items"]] == ["1.1 Replacement", "1.2 Inspection"]
-    node_id = listed["items"][1]["node"]["node_id"]
+    assert [i["node"]["title"] for i in listed["items"]] == ["1.2 Inspection", "1.1 Replacement"]
+    node_id = listed["items"][0]["node"]["node_id"]
     _, result, _ = run_cli(
         "audit", "review", node_id, "--correct", "Inspect the seal faces every 2,000 hours.",
         "--reviewer", "ana", "--store", store, "--json", env=env,

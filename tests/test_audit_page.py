@@ -82,9 +82,10 @@ def test_auditor_corrects_a_flagged_summary(
     svc, srv = server
     _sign_in(page, srv.url, svc.keys["auditor"])
 
-    first = page.locator(".queue-item").first
-    first.wait_for()
-    assert "1.1 Replacement" in first.inner_text()
+    # The likeliest fault first: an invented number, then the dropped condition.
+    page.locator(".queue-item").first.wait_for()
+    assert "1.2 Inspection" in page.locator(".queue-item").first.inner_text()
+    first = page.locator(".queue-item", has_text="1.1 Replacement")
     assert "dropped condition" in first.inner_text()
     assert first.locator(".label-summary").inner_text() == "Summary — not a quote"
 
@@ -102,6 +103,11 @@ def test_auditor_corrects_a_flagged_summary(
     )
     assert page.locator("#detail-flags mark.source-hit").count() >= 1
     assert "only if" in page.locator("#detail-flags").inner_text()
+    assert (
+        page.locator("#detail-flags .flag-confidence")
+        .first.inner_text()
+        .startswith(" · confidence ")
+    )
 
     page.get_by_role("button", name="Edit a correction", exact=True).click()
     page.get_by_label("Corrected summary").fill(CORRECTION)
@@ -115,7 +121,7 @@ def test_auditor_corrects_a_flagged_summary(
     assert page.locator("#detail-summary").inner_text() == CORRECTION
     assert "status: corrected" in page.locator("#detail-meta").inner_text()
     assert "Corrected by test-auditor" in page.locator("#detail-summarizer").inner_text()
-    assert "corrected" in page.locator(".queue-item").first.inner_text()
+    assert "corrected" in page.locator(".queue-item", has_text="1.1 Replacement").inner_text()
 
     page.get_by_label("Status").select_option("corrected")
     page.get_by_role("button", name="Show", exact=True).click()

@@ -43,6 +43,17 @@ class FlagPublic(BaseModel):
         None, description="The words of the source to highlight (the dropped condition)."
     )
     origin: str = Field("rules", description="`rules` (the lint) or `judge` (the judge model).")
+    rule: str = Field(
+        "", description="The check that raised it (`negation.added`, `number.absent`, …)."
+    )
+    confidence: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="How likely the flag names a real fault: the share of such flags that did on "
+        "the planted-fault benchmark, where half the summaries hold one (so a real queue's rate "
+        "is lower; the order is what counts). Null for the judge's flags.",
+    )
 
 
 class ReviewPublic(BaseModel):

@@ -1,9 +1,11 @@
 """The audit queue (what to read next) and the audit log (who reviewed what).
 
 The queue lists the served summaries to read: stale reviews first (the source changed under a
-reviewed node), then the summaries with the most serious lint flags (dropped conditions and
-negations before invented numbers), then top levels first (an expert reads a document's summary
-before its chapters'), then document order.
+reviewed node), then flagged summaries, the one whose likeliest flag is most likely a real fault
+first (each flag's ``confidence``, :mod:`indexer.lint.confidence`: an expert's first hour goes
+to faults, not to the rules' noise), ties broken by the most serious flags (dropped conditions
+and negations before invented numbers), then top levels first (an expert reads a document's
+summary before its chapters'), then document order.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from indexer.store.catalog import Catalog
 
 QUEUE_STATUSES = (PENDING, *REVIEW_STATUSES, "all")
 SERIOUS_FLAGS = ("condition", "negation")
+# A flag without an estimate (a judge's, or one stored by an older lint) ranks as a coin toss.
+UNRATED = 0.5
 MAX_QUEUE_PAGE = 500
 
 
@@ -124,8 +128,10 @@ def _item(row: Row, state: ReviewState, machine: Flags) -> _Item:
     shown = state.review.flags if state.correction is not None and state.review else None
     flags = shown if shown is not None else machine
     serious = sum(1 for f in flags if f["kind"] in SERIOUS_FLAGS)
+    likeliest = max((_confidence(f) for f in flags), default=0.0)
     order = (
         0 if state.stale else 1,
+        -likeliest,
         -serious,
         -len(flags),
         LEVEL_ORDER.get(row["level"], len(LEVEL_ORDER)),
@@ -133,6 +139,11 @@ def _item(row: Row, state: ReviewState, machine: Flags) -> _Item:
         row["ordinal"],
     )
     return _Item(order=order, row=row, state=state, flags=flags)
+
+
+def _confidence(flag: dict[str, Any]) -> float:
+    value = flag.get("confidence")
+    return float(value) if value is not None else UNRATED
 
 
 def _queue_json(item: _Item, nodes: AuditNodes, *, revision: str) -> dict[str, Any]:

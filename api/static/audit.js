@@ -318,6 +318,9 @@
       list.append(el("li", {},
         el("span", { className: `chip flag-${flag.kind}`, text: FLAG_NAMES[flag.kind] || flag.kind }),
         " ", flag.message,
+        flag.confidence == null ? "" : el("span", {
+          className: "flag-confidence", text: ` · confidence ${Math.round(flag.confidence * 100)} %`,
+          title: "share of such flags that held a real fault on the planted-fault benchmark" }),
         flagQuote("Summary", flag.summary_text, flag.summary_quote, `flag-${flag.kind}`, flag.message),
         flagQuote("Source", flag.source_text, flag.source_quote, "source-hit", flag.message)));
     }

@@ -59,7 +59,7 @@ def hedged_to_certain(sent: Span, sources: list[str]) -> list[LintFlag]:
             out.append(
                 LintFlag(
                     "absolute", msg, sent.text, source,
-                    summary_quote=cue.group(0), source_quote=hedge,
+                    summary_quote=cue.group(0), source_quote=hedge, rule="absolute.hedge",
                 )
             )  # fmt: skip
             break

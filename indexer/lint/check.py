@@ -170,6 +170,7 @@ def _numbers(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[Lin
             LintFlag(
                 "number", f"{q.text!r}: {said}", sent.text, best,
                 summary_quote=q.text, source_quote=near.text if near else None,
+                rule="number.changed" if near else "number.absent",
             )
         )  # fmt: skip
     for unit, (dim, factor) in bare_units(sent.text, with_names=True).items():
@@ -179,7 +180,7 @@ def _numbers(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[Lin
             out.append(
                 LintFlag(
                     "number", f"{unit!r}: the source gives this in other units", sent.text, best,
-                    summary_quote=unit, source_quote=None,
+                    summary_quote=unit, source_quote=None, rule="number.unit",
                 )
             )  # fmt: skip
     out += _positions(sent, candidates)
@@ -188,7 +189,7 @@ def _numbers(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[Lin
         out.append(
             LintFlag(
                 "number", f"{code!r} does not occur in the source", sent.text, best,
-                summary_quote=quote.text if quote else code,
+                summary_quote=quote.text if quote else code, rule="number.code",
             )
         )  # fmt: skip
     return out
@@ -212,6 +213,7 @@ def _positions(sent: Span, candidates: list[Candidate]) -> list[LintFlag]:
             LintFlag(
                 "number", f"{word!r}: the source says {said!r}", sent.text, text,
                 summary_quote=sent.text[start:end], source_quote=text[a:b],
+                rule="number.position",
             )
         )  # fmt: skip
     return out
@@ -245,6 +247,7 @@ def _conditions(
                 LintFlag(
                     "condition", f"the source says {c.span.text!r}; the summary does not",
                     sent.text, src, summary_quote=None, source_quote=c.span.text,
+                    rule=f"condition.{c.kind}",
                 )
             )  # fmt: skip
     return out
@@ -344,6 +347,7 @@ def _absolutes(sent: Span, candidates: list[Candidate], ctx: _Context) -> list[L
             LintFlag(
                 "absolute", f"{found.text!r} is not supported by the source it restates",
                 sent.text, best, summary_quote=found.text, source_quote=None,
+                rule="absolute.unsupported",
             )
         )  # fmt: skip
     return out

@@ -13,6 +13,9 @@ class LintFlag:
     ``summary_text`` is the summary sentence and ``source_text`` the source sentence it
     restates; ``summary_quote`` and ``source_quote`` are the words to highlight in each (the
     invented number, the dropped condition), None where there is nothing to point at.
+    ``rule`` names the check that raised it (``"negation.added"``, ``"number.absent"``, …) and
+    ``confidence`` is the share of such flags that held a real fault on the planted-fault
+    benchmark's development sets (:mod:`indexer.lint.confidence`); None where not estimated.
     """
 
     kind: str  # condition | negation | number | absolute | unsupported
@@ -22,6 +25,8 @@ class LintFlag:
     summary_quote: str | None = None
     source_quote: str | None = None
     origin: str = "rules"  # rules | judge
+    rule: str = ""
+    confidence: float | None = None
 
 
 def flags_json(flags: list[LintFlag]) -> list[dict[str, Any]]:

@@ -75,7 +75,7 @@ def parse_answer(text: str, summary: str, sources: list[str]) -> list[LintFlag]:
         flags.append(
             LintFlag(
                 kind, f"judge: {why}", sentence, source,
-                summary_quote=quote.text, source_quote=None, origin="judge",
+                summary_quote=quote.text, source_quote=None, origin="judge", rule="judge",
             )
         )  # fmt: skip
     return flags

@@ -6,23 +6,30 @@ from collections.abc import Sequence
 
 from indexer.embedding.base import Embedder
 from indexer.lint.check import lint_summary
+from indexer.lint.confidence import ConfidenceModel, default_model
 from indexer.lint.decide import Decider
 from indexer.lint.flags import LintFlag
 from indexer.lint.vectors import EmbedderSentences, SentenceVectors, StaticSentences
 from indexer.settings import Settings
 
 # Part of every cached flag's inputs: flags computed by another version are recomputed.
-LINT_VERSION = "scope-6"
+LINT_VERSION = "scope-6.1"
 
 
 class Linter:
-    """Lints summaries with one alignment (static vectors, an embedder, or shared words)."""
+    """Lints summaries with one alignment (static vectors, an embedder, or shared words) and
+    rates each flag's confidence."""
 
     def __init__(
-        self, vectors: SentenceVectors | None = None, decider: Decider | None = None
+        self,
+        vectors: SentenceVectors | None = None,
+        decider: Decider | None = None,
+        *,
+        confidence: ConfidenceModel | None = None,
     ) -> None:
         self.vectors = vectors
         self.decider = decider
+        self.confidence = confidence if confidence is not None else default_model()
         self.name = f"{LINT_VERSION}/{vectors.name if vectors is not None else 'words'}"
 
     @classmethod
@@ -49,6 +56,7 @@ class Linter:
     ) -> list[LintFlag]:
         """The flags of ``summary`` against ``sources`` and their ``labels`` (headings, titles;
         see :func:`lint_summary`)."""
-        return lint_summary(
+        flags = lint_summary(
             summary, sources, labels=labels, vectors=self.vectors, decider=self.decider
         )
+        return self.confidence.rate(flags)

@@ -277,7 +277,7 @@ def dropped(
                 out.append(
                     LintFlag(
                         "negation", msg, sent.text, c.source.text,
-                        summary_quote=None, source_quote=theirs.text,
+                        summary_quote=None, source_quote=theirs.text, rule="negation.dropped",
                     )
                 )  # fmt: skip
     return out
@@ -323,7 +323,13 @@ def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None
             msg = f"the summary says {cue.text!r}; the source does not"
             out.append(
                 LintFlag(
-                    "negation", msg, sent.text, best[1], summary_quote=cue.text, source_quote=None
+                    "negation",
+                    msg,
+                    sent.text,
+                    best[1],
+                    summary_quote=cue.text,
+                    source_quote=None,
+                    rule="negation.added",
                 )
             )
             break

@@ -97,6 +97,7 @@ def dropped_restrictions(
                     "condition",
                     f"{RESTRICTION_PREFIX} {cond.text!r}; the summary does not",
                     sent.text, after.text, summary_quote=None, source_quote=cond.text,
+                    rule="condition.restriction",
                 )
             )  # fmt: skip
     return out
