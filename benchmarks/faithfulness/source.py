@@ -29,6 +29,8 @@ PACKAGES = {
     "/usr/share/doc/ffmpeg/": "ffmpeg-doc",
     "/usr/share/doc/exim4-doc-html/": "exim4-doc-html",
     "/usr/share/R/doc/manual/": "r-doc-html",
+    "/usr/share/doc/zsh-doc/": "zsh-doc",
+    "/usr/share/doc/rsyslog-doc/": "rsyslog-doc",
 }
 
 
