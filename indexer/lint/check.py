@@ -29,6 +29,7 @@ from indexer.lint.decide import Candidate as Proposal
 from indexer.lint.decide import Decider, SummarySpans, default_decider
 from indexer.lint.flags import LintFlag
 from indexer.lint.negation import added, dropped
+from indexer.lint.polarity import flipped
 from indexer.lint.quantities import (
     Quantity,
     bare_units,
@@ -134,6 +135,7 @@ def lint_summary(
         flags += dropped(sent, restated, said, joined)
         near = [c.source.text for c in candidates if c.score >= SUPPORTS]
         flags += added(sent, near, source, vectors.vectors if vectors is not None else None)
+        flags += flipped(sent, candidates, supports=SUPPORTS)
         flags += _absolutes(sent, candidates, ctx)
         flags += hedged_to_certain(sent, near[:2])
     order = {"condition": 0, "negation": 1, "number": 2, "absolute": 3}
