@@ -219,3 +219,21 @@ def test_a_compound_amount_is_its_amount() -> None:
     assert linter.lint(summary, MEMCHECK) == []
     flags = linter.lint(summary.replace("4-byte", "8-byte"), MEMCHECK)
     assert [f.kind for f in flags] == ["number"] and flags[0].summary_quote == "8-byte"
+
+
+def test_an_added_negation_is_supported_by_a_source_negation_of_its_word_anywhere() -> None:
+    source = [
+        "The default setting contains the codes EX_TEMPFAIL and EX_CANTCREAT from sysexits.h. "
+        "Other return codes are treated as permanent errors. On a system that does not define "
+        "these macros, Exim assumes values of 75 and 73."
+    ]
+    summary = (
+        "The temporary codes default to EX_TEMPFAIL and EX_CANTCREAT from sysexits.h, taken as "
+        "75 and 73 where it does not define them."
+    )
+    linter = Linter.from_settings(Settings())
+    assert [f for f in linter.lint(summary, source) if f.kind == "negation"] == []
+    invented = "The temporary codes do not default to EX_TEMPFAIL and EX_CANTCREAT from sysexits.h."
+    assert [f.rule for f in linter.lint(invented, source) if f.kind == "negation"] == [
+        "negation.added"
+    ]

@@ -134,7 +134,7 @@ def lint_summary(
         flags += _conditions(sent, restated, nearby, decide)
         flags += dropped(sent, restated, said, joined)
         near = [c.source.text for c in candidates if c.score >= SUPPORTS]
-        flags += added(sent, near, source, vectors.vectors if vectors is not None else None)
+        flags += added(sent, source, vectors.vectors if vectors is not None else None)
         flags += flipped(sent, candidates, supports=SUPPORTS)
         flags += _absolutes(sent, candidates, ctx)
         flags += hedged_to_certain(sent, near[:2])

@@ -283,22 +283,21 @@ def dropped(
     return out
 
 
-def added(sent: Span, near: list[str], source: list[Span], encode: Encode | None) -> list[LintFlag]:
+def added(sent: Span, source: list[Span], encode: Encode | None) -> list[LintFlag]:
     """Negations of the summary sentence that no negation of the source governs the words of,
-    where some source clause restates the summary clause (module doc). A negation of a source
-    sentence the summary sentence is close to (``near``) needs one governed word in common, any
-    other two, or the same meaning through the static vectors."""
+    where some source clause restates the summary clause (module doc). A source negation
+    supports one when it governs one of the same words, wherever it stands in the source (a
+    condensed summary gathers statements from several sentences), or the same meaning through
+    the static vectors."""
     out: list[LintFlag] = []
     pool = [(k, s.text) for s in source for k in clauses(s.text)]
-    mine_words = content(sent.text)
-    near = [*near, *(s.text for s in source if len(shared(content(s.text), mine_words)) >= 3)]
     # What the source denies supports the summary saying so: its negation words (asides
     # included: a bracketed remark is still the source's word), the equivalents ("rather
     # than", "instead of") and negative affixes ("non-matching" for "does not match").
     # An aside's negation that governs no words of its own ("it would be difficult not to")
     # refers to the aside, not to the whole sentence.
     negated = [
-        (_source_scope(k.text, cue, text), text in near, _cancelled(k.text, cue))
+        (_source_scope(k.text, cue, text), _cancelled(k.text, cue))
         for k, text in pool for cue in _denials(k.text)
     ]  # fmt: skip
     used: set[int] = set()
@@ -375,22 +374,21 @@ def _cancelled(clause: str, cue: Span) -> bool:
 def _governed(
     mine: set[str],
     cancelled: bool,
-    negated: list[tuple[set[str], bool, bool]],
+    negated: list[tuple[set[str], bool]],
     encode: Encode | None,
     used: set[int],
 ) -> int | None:
     """The index of a source negation (not yet ``used``) that governs what the summary's
     negation governs and denies as it does (a "not skip" is no "not evaluated"); None when
     there is none."""
-    free = [(i, n) for i, n in enumerate(negated) if n[2] == cancelled and i not in used]
+    free = [(i, n) for i, n in enumerate(negated) if n[1] == cancelled and i not in used]
     if not mine:
         return free[0][0] if free else None
     # The closest first; a scope that is a whole sentence (a negation referring back) shares
     # words by its size, so it comes after scopes of a negation's own words.
     ranked = sorted(free, key=lambda n: (len(n[1][0]) > BROAD_SCOPE, -len(shared(mine, n[1][0]))))
-    for i, (theirs, near, _) in ranked:
-        same = shared(mine, theirs)
-        if theirs and len(same) >= (1 if near else min(2, len(mine), len(theirs))):
+    for i, (theirs, _) in ranked:
+        if theirs and shared(mine, theirs):
             return i
     if encode is None or not free:
         return None
