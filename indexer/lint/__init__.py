@@ -9,7 +9,9 @@ parser: see the README). An optional judge model (:mod:`indexer.lint.judge`) may
 
 - :mod:`indexer.lint.check` — the checks; :mod:`indexer.lint.align` — the alignment;
 - :mod:`indexer.lint.conditions`, :mod:`indexer.lint.quantities`, :mod:`indexer.lint.cues` — what
-  a statement's constraints are; :mod:`indexer.lint.vectors` — sentence vectors;
+  a statement's constraints are; :mod:`indexer.lint.negation`, :mod:`indexer.lint.polarity` —
+  negations and settings said the other way round; :mod:`indexer.lint.vectors` — sentence
+  vectors;
 - :mod:`indexer.lint.confidence` — how likely each flag is to name a real fault (the audit
   queue's order);
 - :mod:`indexer.lint.lexical` — the previous, word-overlap lint (the benchmark's baseline).
