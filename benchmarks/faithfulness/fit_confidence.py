@@ -25,18 +25,17 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
+from api.service.audit_queue import SERIOUS_FLAGS
+from benchmarks.faithfulness.fit import DEVELOPMENT as CONDITION_DEVELOPMENT
 from benchmarks.faithfulness.fit import manual
 from benchmarks.faithfulness.run import load
 from indexer.lint import Linter, LintFlag
 from indexer.lint.confidence import MODEL, ConfidenceModel, features
 from indexer.settings import Settings
 
-DEVELOPMENT = (
-    "tuning", "held_out", "held_out_2", "held_out_3", "tuning_4", "held_out_4", "tuning_5",
-    "held_out_5", "tuning_6", "held_out_6",
-)  # fmt: skip
+# The condition decision's development sets (1-5) and the sixth set.
+DEVELOPMENT = (*CONDITION_DEVELOPMENT, "tuning_6", "held_out_6")
 TESTS = {"set_7": ("tuning_7", "held_out_7"), "set_8": ("tuning_8", "held_out_8")}
-SERIOUS = ("condition", "negation")
 TOP = (10, 20, 40)
 
 
@@ -102,7 +101,7 @@ def fit(rows: list[Flagged]) -> dict[str, Any]:
 
 def _by_kinds(flags: list[LintFlag]) -> tuple[float, ...]:
     """The queue's order before confidence: serious kinds first, then more flags first."""
-    return (-sum(f.kind in SERIOUS for f in flags), -len(flags))
+    return (-sum(f.kind in SERIOUS_FLAGS for f in flags), -len(flags))
 
 
 def _by_confidence(flags: list[LintFlag]) -> tuple[float, ...]:
@@ -134,12 +133,11 @@ def evaluate(rows: list[Flagged]) -> dict[str, Any]:
 
 
 def main() -> None:
-    """Fit on the development sets, write the model, score the seventh set with it."""
+    """Fit on the development sets, score the test sets with the model, write it."""
     base = Linter.from_settings(Settings())
-    rows = collect(DEVELOPMENT, base)
-    model = fit(rows)
-    MODEL.write_text(json.dumps(model, indent=1) + "\n")
-    rated = Linter(base.vectors, confidence=ConfidenceModel.load())
+    model = fit(collect(DEVELOPMENT, base))
+    fitted = ConfidenceModel(weights=model["weights"], intercept=model["intercept"])
+    rated = Linter(base.vectors, confidence=fitted)
     model["test"] = {name: evaluate(collect(halves, rated)) for name, halves in TESTS.items()}
     MODEL.write_text(json.dumps(model, indent=1) + "\n")
     print(json.dumps({k: model[k] for k in ("fitted_on", "cross_validation", "test")}, indent=1))
