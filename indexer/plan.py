@@ -29,7 +29,7 @@ from indexer.settings import Settings
 from indexer.summarizers.base import SummarizerIdentity, SummaryRequest
 from indexer.summarizers.estimate import PENDING, TokenEstimate, TokenEstimator
 from indexer.summarizers.prompts import words_for
-from indexer.summary_pass import Computed, summarize_tree
+from indexer.summary_pass import Computed, Written, summarize_tree
 from indexer.tree import TreeNode, build_tree, compute_hashes
 
 ESTIMATE_METHOD = (
@@ -134,7 +134,7 @@ def plan_source(ctx: IngestContext, src: Source) -> DocumentPlan:
         tree,
         identity=ctx.summarizer.identity,
         corrected=corrections(ctx.catalog, doc_id),
-        lookup=lambda keys: {k: s.text for k, s in ctx.catalog.summaries(keys).items()},
+        lookup=ctx.catalog.summaries,
         compute=recorder,
     )
     est = recorder.estimates
@@ -213,4 +213,4 @@ class _Recorder:
 
     def __call__(self, requests: list[SummaryRequest]) -> Computed:
         self.estimates.extend(self.estimator.estimate(r) for r in requests)
-        return Computed(texts={r.key: PENDING + r.key for r in requests})
+        return Computed(texts={r.key: Written(PENDING + r.key) for r in requests})

@@ -25,8 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from indexer.sourced import ResolvedSentence, ResolvedSpan
 from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
+from indexer.store.records import NodeRecord
+from indexer.summarizers.support import align_text
 
 REVIEW_STATUSES = ("approved", "corrected", "rejected")
 PENDING = "pending"
@@ -214,6 +217,27 @@ def effective_summary(catalog: Catalog, row: Row) -> tuple[str | None, Review | 
     found = catalog.summaries([row["summary_key"]]) if row["summary_key"] else {}
     stored = found.get(row["summary_key"])
     return (stored.text if stored else None), state.review
+
+
+def correction_sentences(catalog: Catalog, row: Row, text: str) -> list[ResolvedSentence]:
+    """An expert's text as sourced sentences: each sentence with the source sentence below the
+    node that supports it best (found by alignment; ``verified`` False where none does)."""
+    node = NodeRecord.from_row(row)
+    below = catalog.nodes.records_below(node)
+    texts = catalog.nodes.texts_of(below)
+    sources = [(p.char_start - node.char_start, texts.get(p.node_id, ("", None))[0]) for p in below]
+    out: list[ResolvedSentence] = []
+    for s in align_text(text, sources):
+        spans = []
+        for start, end in s.spans:
+            a, b = node.char_start + start, node.char_start + end
+            pages = next(
+                (list(p.pages) for p in below if p.pages and p.char_start <= a < p.char_end),
+                None,
+            )
+            spans.append(ResolvedSpan(a, b, pages))
+        out.append(ResolvedSentence(s.text, tuple(spans), "statement", s.verified))
+    return out
 
 
 def apply_review(node: dict[str, Any], state: ReviewState | None) -> dict[str, Any]:

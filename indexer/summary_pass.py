@@ -16,30 +16,44 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from indexer.hashing import hash_bytes, hash_parts
 from indexer.progress import ProgressEvent, ProgressFn, no_progress
-from indexer.summarizers.base import SummarizerIdentity, SummaryRequest, cache_key
-from indexer.tree import DOCUMENT, PASSAGE, TreeNode
+from indexer.sourced import Anchor, SourcedSentence, loads_anchored
+from indexer.store.records import StoredSummary
+from indexer.summarizers.base import ChildSummary, SummarizerIdentity, SummaryRequest, cache_key
+from indexer.summarizers.support import align_text
+from indexer.tree import CLUSTER, DOCUMENT, PASSAGE, TreeNode
 
-Lookup = Callable[[Iterable[str]], Mapping[str, str]]
-"""Cached summary texts by key (absent keys: not cached)."""
+
+@dataclass(frozen=True)
+class Written:
+    """A summary's text and its sourced sentences (spans relative to the node's start)."""
+
+    text: str
+    sentences: list[SourcedSentence] = field(default_factory=list)
+
+
+Lookup = Callable[[Iterable[str]], Mapping[str, StoredSummary]]
+"""Cached summaries by key (absent keys: not cached)."""
 
 Compute = Callable[[list[SummaryRequest]], "Computed"]
-"""Summaries for the requests: texts by key, and the failures."""
+"""Summaries for the requests: by key, and the failures."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Computed:
     """What one batch of summary requests produced."""
 
-    texts: dict[str, str]
+    texts: dict[str, Written]
     failures: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
 class SummaryOutcome:
-    """Summaries of one tree: text and cache key by node id, and what they cost."""
+    """Summaries of one tree: text, sentences and cache key by node id, and what they cost."""
 
     text: dict[str, str | None] = field(default_factory=dict)
+    sentences: dict[str, list[SourcedSentence]] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     calls: int = 0
     hits: int = 0
@@ -96,6 +110,7 @@ def summarize_tree(
         progress: Receives a ``summarize`` event after each height.
     """
     out = SummaryOutcome()
+    layouts = layout_hashes(tree)
     by_height = _by_height(tree)
     total = sum(len(nodes) for nodes in by_height.values())
     done = 0
@@ -109,7 +124,11 @@ def summarize_tree(
                 out.text.get(c.node_id) or "" for c in n.children if c.level != PASSAGE
             ]
             out.keys[n.node_id] = cache_key(
-                identity, level=n.level, node_hash=n.hash, child_summaries=child_summaries
+                identity,
+                level=n.level,
+                node_hash=n.hash,
+                layout=layouts[n.node_id],
+                child_summaries=child_summaries,
             )
         cached = lookup(out.keys[n.node_id] for n in nodes)
         todo = _requests(nodes, cached, out)
@@ -121,6 +140,41 @@ def summarize_tree(
         _record(nodes, cached, computed, out, failed, corrected)
     out.repeats = find_repeats(tree, out.text)
     return out
+
+
+def anchors_of(node: TreeNode) -> list[Anchor]:
+    """What the spans of ``node``'s summary may point into, relative to its start: the headings
+    of it and the nodes below it, and the passages below it, in tree order."""
+    out: list[Anchor] = []
+    for n in node.walk():
+        if n.is_passage:
+            out.append((n.char_start - node.char_start, len(n.text or "")))
+        elif (heading := n.heading_span) is not None:
+            out.append((heading[0] - node.char_start, heading[1] - heading[0]))
+    return out
+
+
+def layout_hashes(tree: TreeNode) -> dict[str, str]:
+    """Per inner node, a hash of the exact text of its anchors (:func:`anchors_of`), which is
+    what its summary's anchored spans point into; computed bottom-up like a Merkle tree."""
+    out: dict[str, str] = {}
+
+    def visit(node: TreeNode) -> str:
+        if node.is_passage:
+            return hash_bytes((node.text or "").encode("utf-8"))
+        heading = node.heading_span
+        parts = [node.title or "", str(heading[1] - heading[0]) if heading else ""]
+        parts += [visit(c) for c in node.children]
+        out[node.node_id] = hash_parts(["layout", *parts])
+        return out[node.node_id]
+
+    visit(tree)
+    return out
+
+
+def source_of(node: TreeNode) -> list[tuple[int, str]]:
+    """The passages below ``node`` as ``(start relative to the node, text)``."""
+    return [(p.char_start - node.char_start, p.text or "") for p in node.passages()]
 
 
 def _by_height(tree: TreeNode) -> dict[int, list[TreeNode]]:
@@ -159,38 +213,61 @@ def _attemptable(
 
 
 def _requests(
-    nodes: Sequence[TreeNode], cached: Mapping[str, str], out: SummaryOutcome
+    nodes: Sequence[TreeNode], cached: Mapping[str, StoredSummary], out: SummaryOutcome
 ) -> dict[str, SummaryRequest]:
     """One request per distinct key that the cache does not hold; the rest count as hits."""
     todo: dict[str, SummaryRequest] = {}
     for n in nodes:
         key = out.keys[n.node_id]
         if key in cached:
-            out.text[n.node_id] = cached[key]
+            out.text[n.node_id] = cached[key].text
+            out.sentences[n.node_id] = loads_anchored(cached[key].sentences_json, anchors_of(n))
             out.hits += 1
         elif key in todo:
             out.hits += 1
         else:
-            todo[key] = _request(n, key, out.text)
+            todo[key] = _request(n, key, out)
     return todo
 
 
-def _request(node: TreeNode, key: str, text: Mapping[str, str | None]) -> SummaryRequest:
+def _relative(span: tuple[int, int] | None, origin: int) -> tuple[int, int] | None:
+    return None if span is None else (span[0] - origin, span[1] - origin)
+
+
+def _request(node: TreeNode, key: str, out: SummaryOutcome) -> SummaryRequest:
+    own = [c for c in node.children if c.level == PASSAGE]
+    children = []
+    for c in node.children:
+        if c.level == PASSAGE:
+            continue
+        delta = c.char_start - node.char_start
+        children.append(
+            ChildSummary(
+                # A cluster's title is a keyword label, not a heading a summary may name.
+                title="" if c.level == CLUSTER else c.title or "",
+                text=out.text.get(c.node_id) or "",
+                sentences=[s.shifted(delta) for s in out.sentences.get(c.node_id, [])],
+                heading=_relative(c.heading_span, node.char_start),
+                passages=len(c.passages()),
+                children=[g.title or "" for g in c.children if g.level not in (PASSAGE, CLUSTER)],
+            )
+        )
     return SummaryRequest(
         key=key,
         level=node.level,
         title=node.title,
         heading_path=list(node.heading_path),
-        passages=[c.text or "" for c in node.children if c.level == PASSAGE],
-        children=[
-            (c.title or "", text.get(c.node_id) or "") for c in node.children if c.level != PASSAGE
-        ],
+        passages=[c.text or "" for c in own],
+        children=children,
+        passage_starts=[c.char_start - node.char_start for c in own],
+        heading=_relative(node.heading_span, node.char_start),
+        anchors=anchors_of(node),
     )
 
 
 def _record(
     nodes: Sequence[TreeNode],
-    cached: Mapping[str, str],
+    cached: Mapping[str, StoredSummary],
     computed: Computed,
     out: SummaryOutcome,
     failed: set[str],
@@ -199,7 +276,10 @@ def _record(
     for n in nodes:
         key = out.keys[n.node_id]
         if n.node_id not in out.text:
-            out.text[n.node_id] = computed.texts.get(key)
+            written = computed.texts.get(key)
+            out.text[n.node_id] = written.text if written else None
+            if written is not None:
+                out.sentences[n.node_id] = written.sentences
         if key not in computed.texts and key not in cached:
             failed.add(n.node_id)
             for f in out.failures:
@@ -208,5 +288,7 @@ def _record(
                     f.setdefault("heading_path", list(n.heading_path))
         elif n.hash in corrected:
             # An expert's correction stands while the source below is unchanged; it is what
-            # the parent reads (so the parent is rebuilt from it) and what gets embedded.
+            # the parent reads (so the parent is rebuilt from it) and what gets embedded. Its
+            # sentences point at the source text they restate, found by alignment.
             out.text[n.node_id] = corrected[n.hash]
+            out.sentences[n.node_id] = align_text(corrected[n.hash], source_of(n))

@@ -38,6 +38,16 @@ class TreeNode:
     hash: str = ""
     node_id: str = ""
     ordinal: int = 0
+    # End of the node's own heading line (its start is char_start); equal to char_start where
+    # the node has no heading in the text (a cluster, an untitled document).
+    heading_end: int = -1
+
+    @property
+    def heading_span(self) -> tuple[int, int] | None:
+        """The heading's ``[start, end)`` in the document's text, or None."""
+        if self.heading_end <= self.char_start:
+            return None
+        return self.char_start, self.heading_end
 
     @property
     def is_passage(self) -> bool:
@@ -109,6 +119,8 @@ def build_tree(
         char_end=len(doc.text),
         pages=doc.pages_for(0, len(doc.text)),
     )
+    if titled is not None and doc.root.children[0] is titled and titled.char_start == 0:
+        node.heading_end = titled.body_start
     if titled is not None:
         # The preamble's passages, then the title section's own body and sub-headings.
         preamble = Section(None, 0, 0, titled.char_start, doc.root.body_start, titled.char_start)
@@ -163,6 +175,7 @@ def _fill(
             char_start=sub.char_start,
             char_end=sub.char_end,
             pages=doc.pages_for(sub.char_start, sub.char_end),
+            heading_end=sub.body_start,
         )
         _fill(
             child,

@@ -5,13 +5,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from indexer.reviews import ReviewState, apply_review, review_states
+from indexer.reviews import ReviewState, apply_review, correction_sentences, review_states
+from indexer.sourced import loads_resolved
 from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 
 
-def node_json(row: Row, summary: Row | None, review: ReviewState | None = None) -> dict[str, Any]:
-    """One node without its children; an inner node's expert review applied (see ``reviews``)."""
+def node_json(
+    row: Row,
+    summary: Row | None,
+    review: ReviewState | None = None,
+    *,
+    catalog: Catalog | None = None,
+) -> dict[str, Any]:
+    """One node without its children; an inner node's expert review applied (see ``reviews``).
+
+    A summary's ``sentences`` carry the source spans each rests on; a correction's are found by
+    alignment with the source below the node (only when ``catalog`` is given).
+    """
     pages = [row["page_start"], row["page_end"]] if row["page_start"] is not None else None
     out: dict[str, Any] = {
         "node_id": row["node_id"],
@@ -40,7 +51,11 @@ def node_json(row: Row, summary: Row | None, review: ReviewState | None = None) 
         }
         if row["covers"]:
             out["covers"]["ids"] = json.loads(row["covers"])
+        out["sentences"] = [s.to_json() for s in loads_resolved(row["sentences"])]
         apply_review(out, review)
+        if catalog is not None and out["review"] is not None and out["review"]["corrected"]:
+            found = correction_sentences(catalog, row, out["summary"])
+            out["sentences"] = [s.to_json() for s in found]
     return out
 
 
@@ -53,7 +68,9 @@ def tree_json(catalog: Catalog, build_id: int) -> dict[str, Any]:
     by_id: dict[str, dict[str, Any]] = {}
     root: dict[str, Any] | None = None
     for r in rows:
-        node = node_json(r, summaries.get(r["summary_key"]), reviews.get(r["node_id"]))
+        node = node_json(
+            r, summaries.get(r["summary_key"]), reviews.get(r["node_id"]), catalog=catalog
+        )
         node["children"] = []
         by_id[r["node_id"]] = node
         if r["parent_id"] is None:

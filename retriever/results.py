@@ -52,8 +52,9 @@ def result_json(
     score: float,
     text: str,
     summarizer: str | None,
+    sentences: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """One result object."""
+    """One result object; a summary's ``sentences`` each with the source spans it rests on."""
     return {
         "rank": rank,
         "node_id": node.node_id,
@@ -72,4 +73,5 @@ def result_json(
         "label": label(node, doc),
         "summarizer": None if node.is_passage else summarizer,
         "review": None,
+        "sentences": None if node.is_passage else (sentences or []),
     }

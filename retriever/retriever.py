@@ -17,7 +17,7 @@ from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import require_encoder
 from indexer.errors import NotFoundError
 from indexer.index import Index
-from indexer.reviews import review_states_by_id
+from indexer.reviews import correction_sentences, review_states_by_id
 from indexer.settings import Settings
 from indexer.validation import validated
 from retriever.candidates import Candidate, FusionWeights
@@ -208,6 +208,7 @@ class Retriever:
         ranking = self.rank(request, vector, snapshot, pipeline=pipeline or self.pipeline)
         top = ranking.candidates[: request.k]
         texts = self.catalog.nodes.texts_of([c.node for c in top])
+        sentences = self.catalog.nodes.sentences_of(c.node_id for c in top if not c.node.is_passage)
         results = []
         for rank, cand in enumerate(top, start=1):
             text, writer = texts.get(cand.node_id, ("", None))
@@ -218,6 +219,7 @@ class Retriever:
                 score=cand.score,
                 text=text,
                 summarizer=writer,
+                sentences=[s.to_json() for s in sentences.get(cand.node_id, [])],
             )
             if request.expand and not cand.node.is_passage:
                 item["support"] = self._support(cand.node, vector, snapshot)
@@ -244,6 +246,10 @@ class Retriever:
             item["review"] = state.status if state is not None else "pending"
             if state is not None and state.correction is not None:
                 item["text"] = state.correction
+                row = self.catalog.node(item["node_id"])
+                if row is not None:
+                    found = correction_sentences(self.catalog, row, state.correction)
+                    item["sentences"] = [s.to_json() for s in found]
 
     def rank(
         self,

@@ -43,8 +43,16 @@ class Seen:
     user: str
 
 
+_NUMBERED = re.compile(r"^\[(\d+)\] (.+)$", re.M)
+
+
 def summary_for(model: str, user: str) -> str:
-    """The fake model's answer: its name and the first sentence of the prompt's material."""
+    """The fake model's answer: its name and the first sentence of the prompt's material, citing
+    the numbered line it comes from when the prompt numbers its lines."""
+    numbered = _NUMBERED.search(user)
+    if numbered is not None:
+        first = _SENTENCE.split(numbered.group(2), maxsplit=1)[0]
+        return f"[{model}] {' '.join(first.split()[:40])} [{numbered.group(1)}]"
     blocks = user.split("\n\n")
     material = " ".join(blocks[2:]) if len(blocks) > 2 else user
     material = re.sub(r"^(Text|Summaries[^:]*|Part \d+):\s*", "", material.strip())

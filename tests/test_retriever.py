@@ -27,6 +27,7 @@ pytestmark = pytest.mark.backends
 RESULT_KEYS = {
     "rank", "node_id", "kind", "level", "score", "text", "doc_id", "source", "revision",
     "heading_path", "char_start", "char_end", "pages", "covers", "label", "summarizer", "review",
+    "sentences",
 }  # fmt: skip
 
 

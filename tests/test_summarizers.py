@@ -27,7 +27,8 @@ from indexer.summarizers.local import require_packages
 from indexer.summarizers.modelfiles import bundled_gguf
 from indexer.summarizers.openai_chat import OpenAIChatModel, RetryAfterOrJitter, is_transient
 from indexer.summarizers.parts import summarize_request
-from indexer.summarizers.prompts import messages_for, prompt_version, without_overlap
+from indexer.summarizers.citations import numbered_lines
+from indexer.summarizers.prompts import messages_for, prompt_version
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.helpers import run_cli, walk
 
@@ -134,7 +135,7 @@ def test_openai_backend_ingests_over_http_and_a_second_ingest_makes_no_call(
     assert all(r["input_tokens"] > 0 and r["output_tokens"] > 0 and r["parts"] == 1 for r in rows)
     # The prompt carries the faithfulness rules and the node's own text.
     prompt = next(s.user for s in server.seen if "M8 bolts" in s.user and "2.1 Bolts" in s.user)
-    assert "Only when the gasket is new may you use\n28 N·m" in prompt
+    assert "[2] Only when the gasket is new may you use 28 N·m." in prompt
 
     requests = server.requests
     again = index.ingest_paths([docs])
@@ -376,7 +377,7 @@ class _ScriptedModel:
 
 
 def test_part_summaries_that_do_not_fit_are_combined_in_rounds() -> None:
-    model = _ScriptedModel(context_tokens=300)
+    model = _ScriptedModel(context_tokens=340)
     request = SummaryRequest(
         key="k",
         level="section",
@@ -392,16 +393,32 @@ def test_part_summaries_that_do_not_fit_are_combined_in_rounds() -> None:
     assert result.input_tokens == sum(len(p.split()) for p in model.prompts)
 
 
-def test_overlapping_passages_are_sent_once() -> None:
+def test_overlapping_passages_are_sent_once_as_numbered_lines_with_their_spans() -> None:
     a = "Open valve V1. Wait until the pressure falls below 0.2 bar. Then remove plug P3."
     b = "Wait until the pressure falls below 0.2 bar. Then remove plug P3. Drain the casing."
-    assert without_overlap([a, b]) == [a, "Drain the casing."]
-    assert without_overlap([a, "Unrelated text that does not repeat anything at all."])[1]
+    start_b = a.index("Wait")
+    text = a[:start_b] + b
+    request = SummaryRequest("k", "section", "S", ["S"], [a, b], passage_starts=[0, start_b])
+    lines = numbered_lines(request)
+    assert [line.text for line in lines] == [
+        "Open valve V1.",
+        "Wait until the pressure falls below 0.2 bar.",
+        "Then remove plug P3.",
+        "Drain the casing.",
+    ]
+    for line in lines:
+        ((start, end),) = line.spans
+        assert text[start:end] == line.text
+    user = messages_for(request, lines, words=50)[1]["content"]
+    assert "[2] Wait until the pressure falls below 0.2 bar." in user
+    assert user.count("Wait until") == 1
 
 
-def test_the_prompt_demands_exact_values_conditions_and_negations() -> None:
+def test_the_prompt_demands_exact_values_conditions_negations_and_citations() -> None:
     request = SummaryRequest("k", "chapter", "2 Reassembly", ["2 Reassembly"], ["text"])
-    system, user = (m["content"] for m in messages_for(request, words=120))
+    messages = messages_for(request, numbered_lines(request), words=120)
+    system, user = (m["content"] for m in messages)
+    assert "End every sentence you write with the numbers of the lines it restates" in system
     for must in (
         "number",
         "unit",

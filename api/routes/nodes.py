@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import IndexDep, ReaderDep
-from api.models import errors
+from api.models import SentencePublic, errors
 from api.service.browse import node_detail
 
 router = APIRouter(prefix="/v1", tags=["browse"])
@@ -53,6 +53,9 @@ class NodePublic(BaseModel):
     summary: str | None = Field(description="An inner node's summary.")
     summarizer: SummarizerPublic | None
     covers: CoversPublic | None = None
+    sentences: list[SentencePublic] | None = Field(
+        None, description="An inner node's summary sentences, each with its source spans."
+    )
 
 
 class TreeNodePublic(NodePublic):

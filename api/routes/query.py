@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import json_body, json_body_schema
-from api.models import errors
+from api.models import SentencePublic, errors
 from api.routes.documents import QuotePublic, SectionChangePublic
 from indexer.errors import ConfigError
 from retriever.request import QueryRequest
@@ -67,6 +67,10 @@ class QueryResultPublic(BaseModel):
     review: str | None = Field(description="Audit state of a summary, when reviewed.")
     support: list[QueryResultPublic] | None = Field(
         None, description="With `expand`: a summary's best supporting passages."
+    )
+    sentences: list[SentencePublic] | None = Field(
+        description="A summary's sentences, each with the source spans it rests on; null for "
+        "a passage."
     )
 
 

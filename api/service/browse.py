@@ -38,7 +38,9 @@ def node_detail(
 
     def view(r: Row) -> dict[str, Any]:
         return {
-            **node_json(r, summaries.get(r["summary_key"]), reviews.get(r["node_id"])),
+            **node_json(
+                r, summaries.get(r["summary_key"]), reviews.get(r["node_id"]), catalog=catalog
+            ),
             "doc_id": r["doc_id"],
             "parent_id": r["parent_id"],
             "label": node_label(r, source),

@@ -34,8 +34,8 @@ from indexer.store.vector_copies import VectorCopies
 _NODE_INSERT = (
     "INSERT INTO nodes (node_id, build_id, doc_id, parent_id, ordinal, level, title,"
     " heading_path, char_start, char_end, page_start, page_end, hash, text,"
-    " summary_key, vector_id, n_passages, first_passage, last_passage, covers)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " summary_key, vector_id, n_passages, first_passage, last_passage, covers, sentences)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -286,9 +286,9 @@ class Catalog(Database):
 
     # summary cache -----------------------------------------------------------------------
     def summary_rows(self, keys: Iterable[str]) -> dict[str, Row]:
-        """Cached summary rows (key, text, backend, model, prompt_version) by key."""
+        """Cached summary rows (key, text, backend, model, prompt_version, sentences) by key."""
         rows = self.rows_in(
-            "SELECT key, text, backend, model, prompt_version FROM summaries"
+            "SELECT key, text, backend, model, prompt_version, sentences FROM summaries"
             " WHERE key IN ({marks})",
             keys,
         )
@@ -303,6 +303,7 @@ class Catalog(Database):
                 backend=r["backend"],
                 model=r["model"],
                 prompt_version=r["prompt_version"],
+                sentences_json=r["sentences"],
             )
             for k, r in self.summary_rows(keys).items()
         }
@@ -324,6 +325,7 @@ class Catalog(Database):
                 s.input_tokens,
                 s.output_tokens,
                 s.parts,
+                s.sentences_json,
                 now,
             )
             for s in summaries
@@ -331,12 +333,12 @@ class Catalog(Database):
         with self.write() as db:
             db.executemany(
                 "INSERT INTO summaries (key, text, backend, model, prompt_version,"
-                " input_tokens, output_tokens, parts, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
+                " input_tokens, output_tokens, parts, sentences, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
                 " text = excluded.text, backend = excluded.backend, model = excluded.model,"
                 " prompt_version = excluded.prompt_version, input_tokens = excluded.input_tokens,"
                 " output_tokens = excluded.output_tokens, parts = excluded.parts,"
-                " created_at = excluded.created_at",
+                " sentences = excluded.sentences, created_at = excluded.created_at",
                 rows,
             )
 

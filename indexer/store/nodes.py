@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from indexer.sourced import ResolvedSentence, loads_resolved
 from indexer.store.backends import Row
 from indexer.store.records import LexicalRow, NodeRecord, PassageRow, VectorSource
 
@@ -249,6 +250,15 @@ class NodeTable:
             if not n.is_passage:
                 out[n.node_id] = by_key.get(n.summary_key or "", ("", None))
         return out
+
+    def sentences_of(self, node_ids: Iterable[str]) -> dict[str, list[ResolvedSentence]]:
+        """The sourced sentences of summary nodes (absolute spans); absent where none."""
+        rows = self._db.rows_in(
+            "SELECT node_id, sentences FROM nodes WHERE node_id IN ({marks})"
+            " AND sentences IS NOT NULL",
+            node_ids,
+        )
+        return {r["node_id"]: loads_resolved(r["sentences"]) for r in rows}
 
 
 def _vector_sources(rows: Iterable[Row]) -> list[VectorSource]:

@@ -17,6 +17,7 @@ class StoredSummary:
     backend: str
     model: str
     prompt_version: str
+    sentences_json: str | None = None  # anchored (``indexer.sourced.dumps_anchored``)
 
     @property
     def writer(self) -> str:
@@ -36,6 +37,7 @@ class NewSummary:
     input_tokens: int = 0
     output_tokens: int = 0
     parts: int = 1
+    sentences_json: str | None = None  # anchored (``indexer.sourced.dumps_anchored``)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -33,6 +33,7 @@ class NodeRow:
     first_passage: str | None
     last_passage: str | None
     covers: str | None  # JSON list of passage ids (clusters only)
+    sentences: str | None = None  # JSON sourced sentences of the summary, absolute spans
 
 
 def node_rows(
@@ -43,6 +44,7 @@ def node_rows(
     summary_keys: dict[str, str],
     passage_vector: Callable[[TreeNode], str],
     summary_vector: Callable[[TreeNode], str | None],
+    sentences: Callable[[TreeNode], str | None] = lambda _node: None,
 ) -> Iterator[NodeRow]:
     """Rows for ``nodes`` in pre-order, each with its parent, provenance and vector id."""
     stack: list[tuple[TreeNode, str | None]] = [(tree, None)]
@@ -83,4 +85,5 @@ def node_rows(
             first_passage=first,
             last_passage=last,
             covers=covers,
+            sentences=None if node.is_passage else sentences(node),
         )

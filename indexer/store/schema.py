@@ -22,7 +22,7 @@ from indexer.errors import ConfigError
 from indexer.store.backends import Backend, open_backend
 from indexer.store.backends.sqlite import SqliteBackend
 
-REVISIONS = ("0001", "0002", "0003")
+REVISIONS = ("0001", "0002", "0003", "0004")
 HEAD = REVISIONS[-1]
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from indexer.hashing import hash_parts
+from indexer.sourced import Anchor, SourcedSentence, dumps_anchored, render
 from indexer.store.records import NewSummary
 
 
@@ -30,6 +31,27 @@ class SummarizerIdentity:
 
 
 @dataclass
+class ChildSummary:
+    """An inner child of the node being summarized, as its parent's summarizer reads it.
+
+    Attributes:
+        title: The child's heading ("" for a cluster).
+        text: The child's summary (an expert's correction where there is one).
+        sentences: That summary's sentences, spans relative to the *parent's* start.
+        heading: The span of the child's heading line, relative to the parent's start.
+        passages: How many passages lie below the child (its size).
+        children: The titles of the child's own inner children (for an outline of it).
+    """
+
+    title: str
+    text: str
+    sentences: list[SourcedSentence] = field(default_factory=list)
+    heading: tuple[int, int] | None = None
+    passages: int = 0
+    children: list[str] = field(default_factory=list)
+
+
+@dataclass
 class SummaryRequest:
     """Everything a summarizer may read to summarize one node.
 
@@ -39,7 +61,13 @@ class SummaryRequest:
         title: The node's heading (None for an untitled document or a cluster).
         heading_path: Headings from the document top to the node.
         passages: Texts of the node's own passages, in order.
-        children: ``(title, summary)`` of the node's inner children, in order.
+        children: The node's inner children, in order.
+        passage_starts: Where each own passage starts, relative to the node's start; None when
+            the passages are not text of a document (a change summary's lines): spans are then
+            relative to the passages joined by blank lines.
+        heading: The span of the node's own heading, relative to its start.
+        anchors: What spans may point into (``indexer.sourced``): the summary is cached with
+            its spans anchored to these.
     """
 
     key: str
@@ -47,7 +75,32 @@ class SummaryRequest:
     title: str | None
     heading_path: list[str]
     passages: list[str] = field(default_factory=list)
-    children: list[tuple[str, str]] = field(default_factory=list)
+    children: list[ChildSummary] = field(default_factory=list)
+    passage_starts: list[int] | None = None
+    heading: tuple[int, int] | None = None
+    anchors: list[Anchor] = field(default_factory=list)
+
+    def own_text(self) -> list[tuple[int, str]]:
+        """The node's own text as ``(start, text)`` runs: overlapping passages merged, each run
+        a verbatim slice of the document starting at ``start`` (relative to the node)."""
+        starts = self.passage_starts
+        if starts is None:
+            out, pos = [], 0
+            for p in self.passages:
+                out.append((pos, p))
+                pos += len(p) + 2
+            return out
+        runs: list[tuple[int, str]] = []
+        for start, text in sorted(zip(starts, self.passages, strict=True)):
+            if runs:
+                run_start, run_text = runs[-1]
+                run_end = run_start + len(run_text)
+                if start <= run_end:
+                    tail = text[run_end - start :]
+                    runs[-1] = (run_start, run_text + tail)
+                    continue
+            runs.append((start, text))
+        return runs
 
 
 @dataclass
@@ -60,12 +113,36 @@ class SummaryResult:
     input_tokens: int = 0
     output_tokens: int = 0
     parts: int = 1
+    sentences: list[SourcedSentence] = field(default_factory=list)
 
-    def cache_record(self, identity: SummarizerIdentity) -> NewSummary:
-        """This summary as the cache stores it, under the summarizer that wrote it."""
+    @staticmethod
+    def of_sentences(
+        key: str,
+        sentences: list[SourcedSentence],
+        *,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        parts: int = 1,
+    ) -> SummaryResult:
+        """A result whose text is its sentences rendered."""
+        return SummaryResult(
+            key,
+            render(sentences),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            parts=parts,
+            sentences=sentences,
+        )
+
+    def cache_record(
+        self, identity: SummarizerIdentity, anchors: list[Anchor] | None = None
+    ) -> NewSummary:
+        """This summary as the cache stores it, under the summarizer that wrote it, its spans
+        anchored to ``anchors`` (the request's)."""
         return NewSummary(
             key=self.key,
             text=str(self.text),
+            sentences_json=dumps_anchored(self.sentences, anchors or []),
             backend=identity.backend,
             model=identity.model,
             prompt_version=identity.prompt_version,
@@ -86,14 +163,21 @@ class Summarizer(Protocol):
 
 
 def cache_key(
-    identity: SummarizerIdentity, *, level: str, node_hash: str, child_summaries: Sequence[str]
+    identity: SummarizerIdentity,
+    *,
+    level: str,
+    node_hash: str,
+    layout: str,
+    child_summaries: Sequence[str],
 ) -> str:
-    """The summary cache key: summarizer identity, the source hash below, and the child summaries.
+    """The summary cache key: summarizer identity, the source below, and the child summaries.
 
-    ``node_hash`` is the Merkle hash of the node (the exact source text below it), so an edit
-    anywhere below changes the key of every ancestor and nothing else. The child summaries are
-    included because a parent's summary is written from them: an expert's correction of a child
-    therefore rebuilds its ancestors.
+    ``node_hash`` is the Merkle hash of the node (the normalized source text below it), so an
+    edit anywhere below changes the key of every ancestor and nothing else. ``layout`` hashes the
+    exact characters below the node and where they stand relative to its start, which is what
+    the summary's sentence spans point into (a whitespace-only edit keeps the Merkle hash but
+    moves spans). The child summaries are included because a parent's summary is written from
+    them: an expert's correction of a child therefore rebuilds its ancestors.
     """
     return hash_parts(
         [
@@ -103,6 +187,7 @@ def cache_key(
             identity.prompt_version,
             level,
             node_hash,
+            layout,
             *child_summaries,
         ]
     )

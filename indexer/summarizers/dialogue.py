@@ -91,6 +91,12 @@ def without_speakers(text: str) -> str:
     return _FILLERS.sub("", text)
 
 
+def speaker_end(turn: str) -> int:
+    """Where the text of a turn starts: after its speaker label, if it opens with one."""
+    m = _SPEAKER.match(turn)
+    return m.end() if m else 0
+
+
 def is_content(sentence: str) -> bool:
     """A statement carrying information: no question, no backchannel opening, enough content
     words (or a figure and a few)."""

@@ -14,7 +14,8 @@ import math
 from dataclasses import dataclass
 
 from indexer.summarizers.base import SummaryRequest
-from indexer.summarizers.parts import combine_rounds, prompt_limit, prompt_tokens, split_request
+from indexer.summarizers.citations import Line, numbered_lines
+from indexer.summarizers.parts import combine_rounds, prompt_limit, prompt_tokens, split_lines
 from indexer.summarizers.prompts import combine_messages, messages_for
 from indexer.tokens import count_tokens
 
@@ -67,25 +68,28 @@ class TokenEstimator:
         """Input and output tokens and model calls for ``request``."""
         if self.backend == "extractive":
             n_in = sum(self.count(p) for p in request.passages)
-            n_in += sum(self.count(s) for _, s in request.children)
+            n_in += sum(self.count(c.text) for c in request.children)
             return TokenEstimate(n_in, min(self.summary_tokens, n_in), 0)
-        parts = split_request(
+        lines = numbered_lines(request)
+        parts = split_lines(
             request,
+            lines,
             words=self.words,
             count=self.count,
             context_tokens=self.context_tokens,
             max_new_tokens=self.max_new_tokens,
         )
         if parts is None:
-            return TokenEstimate(
-                prompt_tokens(messages_for(request, words=self.words), self.count), self.output, 1
-            )
+            messages = messages_for(request, lines, words=self.words)
+            return TokenEstimate(prompt_tokens(messages, self.count), self.output, 1)
         n_in = sum(
-            prompt_tokens(messages_for(p, words=self.words, part=(i, len(parts))), self.count)
+            prompt_tokens(
+                messages_for(request, p, words=self.words, part=(i, len(parts))), self.count
+            )
             for i, p in enumerate(parts, 1)
         )
         calls = len(parts)
-        summaries = [PENDING] * len(parts)
+        summaries = [_pending(i) for i in range(len(parts))]
         limit = prompt_limit(self.context_tokens, self.max_new_tokens)
         while True:
             rounds = combine_rounds(
@@ -93,11 +97,17 @@ class TokenEstimator:
             )
             for group in rounds:
                 if len(group) > 1 or len(rounds) == 1:
+                    flat = [line for p in group for line in p]
                     n_in += prompt_tokens(
-                        combine_messages(request, group, words=self.words), self.count
+                        combine_messages(request, flat, words=self.words), self.count
                     )
                     calls += 1
             if len(rounds) == 1 or len(rounds) == len(summaries):
                 break
-            summaries = [PENDING] * len(rounds)
+            summaries = [_pending(i) for i in range(len(rounds))]
         return TokenEstimate(n_in, calls * self.output, calls, parts=len(parts))
+
+
+def _pending(i: int) -> list[Line]:
+    """A part summary not yet written, as the lines a combining prompt would show."""
+    return [Line(1, PENDING, (), f"Part {i + 1}")]

@@ -1,136 +1,280 @@
-"""The offline default summarizer: salient sentences of the source, never invented text.
+"""The offline default summarizer: sourced sentences of the source, never invented statements.
 
-Sentences are scored by centrality (mean TF-IDF cosine similarity to the node's other sentences,
-LexRank-style) with a small bonus for coming first in their passage, and picked greedily with
-maximal marginal relevance so that near-duplicates (passage overlaps, repeated warnings) are
-dropped. Sentences keep cross-references whole and lose their markup
-(:mod:`indexer.summarizers.sentences`); a transcript's candidates are its content-bearing
-statements, not its speaker turns (:mod:`indexer.summarizers.dialogue`). Chapter and document
-summaries open with the outline of what they contain. TF-IDF rather
-than sentence embeddings: embedding every sentence would roughly double the build's dominant cost.
+A node with sections below it (a chapter, the document, a section with subsections) is
+summarized as a technical writer would: what it is about (its own opening statement), then what
+it covers part by part — each part by its heading and the part's own lead statement, with a key
+fact where the length allows — and the parts left over named by their headings. A node without
+sections (a leaf section, a cluster) is summarized by its key statements: the opening statement,
+the sentences that state values, defaults, limits and rules, and the most central of the rest.
+
+Every quoted statement is a self-contained unit of the source (:mod:`indexer.summarizers.units`)
+and carries the exact spans it was taken from; a part line carries its heading's span and its
+lead's spans. Units are scored by position (technical writing states the topic first),
+overlap with the heading, key facts (:mod:`indexer.summarizers.facts`) and centrality (mean TF-IDF
+cosine similarity to the node's other units), and picked greedily with maximal marginal
+relevance within the length budget, then put back in document order. TF-IDF rather than sentence
+embeddings: embedding every sentence would roughly double the build's dominant cost.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
-from indexer.hashing import normalize
-from indexer.summarizers.base import SummarizerIdentity, SummaryRequest, SummaryResult
-from indexer.summarizers.dialogue import is_content, is_dialogue, without_speakers
-from indexer.summarizers.sentences import is_prose, split_sentences, strip_markup
+from indexer.sourced import SourcedSentence
+from indexer.summarizers.base import ChildSummary, SummarizerIdentity, SummaryRequest, SummaryResult
+from indexer.summarizers.dialogue import is_dialogue
+from indexer.summarizers.facts import fact_weight
+from indexer.summarizers.units import MAX_UNIT_TOKENS, Unit, listing, units_of
 from indexer.tokens import count_tokens
+from indexer.words import content
 
-# v2: sentences never cut inside parentheses, markup stripped, dialogue by content sentences.
-PROMPT_VERSION = "extractive-v2"
-_OUTLINE_PREFIX = "Contents: "
+# v3: self-contained units with source spans; part-by-part outlines of nodes with sections.
+PROMPT_VERSION = "extractive-v3"
 _MMR_LAMBDA = 0.7
-_MAX_OUTLINE_ITEMS = 12
-_INTRO_BONUS = 1.0
+_OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
+_MAX_PART_LEAD = 60  # tokens: a longer lead does not make a part line
+_MAX_NAMED = 10
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:chapter|section|appendix|part)\s+)?(?:\d+|[A-Z]|[IVX]+)(?:\.\d+)*\.?\s+(?=\S)",
+    re.IGNORECASE,
+)
 
 
 class ExtractiveSummarizer:
-    """Picks central, non-redundant sentences up to a token budget."""
+    """Sourced, self-contained statements of the source, up to a token budget."""
 
     def __init__(self, *, max_tokens: int = 160, prompt_version: str = PROMPT_VERSION) -> None:
         self.max_tokens = max_tokens
-        self.identity = SummarizerIdentity("extractive", "tfidf-centrality", prompt_version)
+        self.identity = SummarizerIdentity("extractive", "sourced-units", prompt_version)
 
     async def summarize(self, requests: Sequence[SummaryRequest]) -> list[SummaryResult]:
         return [self.summarize_one(r) for r in requests]
 
     def summarize_one(self, request: SummaryRequest) -> SummaryResult:
         """Summarize one node synchronously."""
-        outline = ""
-        if request.level in ("chapter", "document") and request.children:
-            titles = [t for t, _ in request.children if t]
-            shown = titles[:_MAX_OUTLINE_ITEMS]
-            more = len(titles) - len(shown)
-            outline = _OUTLINE_PREFIX + "; ".join(shown) + (f"; and {more} more." if more else ".")
-        candidates = self._candidates(request)
-        budget = self.max_tokens - (count_tokens(outline) if outline else 0)
-        chosen = _select(candidates, budget) if budget > 8 else []
-        body = " ".join(chosen)
-        text = "\n".join(p for p in (outline, body) if p)
-        if not text:
-            text = request.title or "(no text)"
+        units = units_of(request.own_text(), dialogue=is_dialogue(request.passages))
+        if request.children:
+            sentences = _outline(request, units, self.max_tokens * _OUTLINE_FACTOR)
+        else:
+            sentences = _statements(request, units, self.max_tokens)
+        if not sentences:
+            sentences = [_no_statement(request)]
         n_in = sum(count_tokens(p) for p in request.passages) + sum(
-            count_tokens(s) for _, s in request.children
+            count_tokens(c.text) for c in request.children
         )
-        return SummaryResult(
-            key=request.key, text=text, input_tokens=n_in, output_tokens=count_tokens(text)
-        )
-
-    @staticmethod
-    def _candidates(request: SummaryRequest) -> list[tuple[str, float]]:
-        """Sentences with a position prior: first sentences of a source weigh a little more."""
-        seen: set[str] = set()
-        out: list[tuple[str, float]] = []
-        sources = list(request.passages)
-        for _, summary in request.children:
-            lines = summary.split("\n")
-            sources.append(" ".join(ln for ln in lines if not ln.startswith(_OUTLINE_PREFIX)))
-        dialogue = is_dialogue(request.passages)
-        # A chapter's or document's own text (its introduction, before the first sub-heading)
-        # says what the part covers: its sentences weigh more than its children's summaries.
-        intro = _INTRO_BONUS if request.level in ("chapter", "document") else 0.0
-        for i, src in enumerate(sources):
-            own = intro if i < len(request.passages) else 0.0
-            if dialogue:
-                src = without_speakers(src)
-            for pos, raw in enumerate(split_sentences(src)):
-                sent = strip_markup(raw)
-                key = normalize(sent).lower()
-                if key in seen or not is_prose(sent) or (dialogue and not is_content(sent)):
-                    continue
-                seen.add(key)
-                out.append((sent, own + 1.0 / (1 + pos)))
-        return out
+        result = SummaryResult.of_sentences(request.key, sentences, input_tokens=n_in)
+        result.output_tokens = count_tokens(result.text or "")
+        return result
 
 
-def _select(candidates: list[tuple[str, float]], budget: int) -> list[str]:
-    if not candidates:
+def _kind(unit: Unit, lead: bool) -> str:
+    if lead:
+        return "lead"
+    return "fact" if fact_weight(unit.text) else "statement"
+
+
+def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list[SourcedSentence]:
+    """A leaf's summary: its opening statement, key facts and central statements."""
+    units = [u for u in units if count_tokens(u.text) <= MAX_UNIT_TOKENS]
+    if not units:
         return []
-    sentences = [s for s, _ in candidates]
-    prior = np.array([p for _, p in candidates])
-    if len(sentences) == 1:
-        order = [0]
-        sim = np.ones((1, 1))
-    else:
-        from sklearn.feature_extraction.text import TfidfVectorizer
+    chosen = _select(units, _scores(request, units), budget)
+    return [
+        SourcedSentence(units[i].text, units[i].spans, _kind(units[i], units[i].first))
+        for i in sorted(chosen)
+    ]
 
-        try:
-            m = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(sentences)
-        except ValueError:  # only stop words
-            m = None
-        sim = np.eye(len(sentences)) if m is None else (m @ m.T).toarray()
-        centrality = (sim.sum(axis=1) - 1.0) / max(len(sentences) - 1, 1)
-        score = centrality + 0.15 * prior
-        order = _mmr(score, sim)
+
+def _scores(request: SummaryRequest, units: list[Unit]) -> np.ndarray:
+    title = content(_bare(request.title or ""))
+    n = len(units)
+    central = _centrality([u.text for u in units])
+    out = np.zeros(n)
+    for i, u in enumerate(units):
+        words = content(u.text)
+        overlap = len(title & words) / len(title) if title else 0.0
+        out[i] = (
+            1.0 * u.first
+            + 0.8 * overlap
+            + 0.3 * min(fact_weight(u.text), 3)
+            + 0.6 * central[i]
+            + 0.3 * u.admonition
+            - 0.2 * (i / n)
+        )
+    return out
+
+
+def _centrality(texts: list[str]) -> np.ndarray:
+    if len(texts) < 2:
+        return np.ones(len(texts))
+    sim = _similarity(texts)
+    c = (sim.sum(axis=1) - 1.0) / (len(texts) - 1)
+    top = float(c.max())
+    return c / top if top > 0 else c
+
+
+def _similarity(texts: list[str]) -> np.ndarray:
+    if len(texts) < 2:
+        return np.ones((len(texts), len(texts)))
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    try:
+        m = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
+    except ValueError:  # only stop words
+        return np.eye(len(texts))
+    return np.asarray((m @ m.T).toarray())
+
+
+def _select(units: list[Unit], score: np.ndarray, budget: int) -> list[int]:
+    """Greedy maximal marginal relevance within ``budget`` tokens; the opening unit first."""
+    sim = _similarity([u.text for u in units])
+    remaining = list(range(len(units)))
     chosen: list[int] = []
     used = 0
-    for i in order:
-        cost = count_tokens(sentences[i])
-        if used + cost > budget:
-            if not chosen and cost <= budget * 2:
-                chosen.append(i)
-            continue
-        chosen.append(i)
-        used += cost
-    return [sentences[i] for i in sorted(chosen)]
-
-
-def _mmr(score: np.ndarray, sim: np.ndarray) -> list[int]:
-    remaining = list(range(len(score)))
-    picked: list[int] = []
-    while remaining and len(picked) < 40:
-        if picked:
-            redundancy = sim[np.ix_(remaining, picked)].max(axis=1)
+    while remaining:
+        if chosen:
+            redundancy = sim[np.ix_(remaining, chosen)].max(axis=1)
         else:
             redundancy = np.zeros(len(remaining))
         values = _MMR_LAMBDA * score[remaining] - (1 - _MMR_LAMBDA) * redundancy
         best = remaining[int(np.argmax(values))]
-        picked.append(best)
         remaining.remove(best)
-    return picked
+        cost = count_tokens(units[best].text)
+        if used + cost > budget:
+            continue
+        if chosen and sim[best, chosen].max() > 0.8:
+            continue  # a near-duplicate (a repeated warning, an overlap)
+        chosen.append(best)
+        used += cost
+    return chosen
+
+
+def _bare(title: str) -> str:
+    """A heading without its numbering ("3.1.4. localhost Zone File" → "localhost Zone File")."""
+    bare = _NUMBERING.sub("", title, count=1).strip()
+    return bare or title.strip()
+
+
+def _lead_of(child: ChildSummary) -> SourcedSentence | None:
+    """What a child is about: its lead statement, else its first quoted statement."""
+    for kind in ("lead", "statement", "fact"):
+        for s in child.sentences:
+            if s.kind == kind and count_tokens(s.text) <= _MAX_PART_LEAD:
+                return s
+    return None
+
+
+def _fact_of(child: ChildSummary, lead: SourcedSentence) -> SourcedSentence | None:
+    facts = [s for s in child.sentences if s.kind == "fact" and s is not lead]
+    return max(facts, key=lambda s: fact_weight(s.text), default=None)
+
+
+def _names(titles: Sequence[str]) -> str:
+    bare = [_bare(t) for t in titles if t]
+    if len(bare) > _MAX_NAMED:
+        rest = len(bare) - _MAX_NAMED + 1
+        bare = [*bare[: _MAX_NAMED - 1], f"{rest} more"]
+    if len(bare) <= 1:
+        return "".join(bare)
+    return f"{', '.join(bare[:-1])} and {bare[-1]}"
+
+
+def _part(child: ChildSummary) -> SourcedSentence | None:
+    """One line for one part: its heading and lead, or its heading and what it covers."""
+    head = (child.heading,) if child.heading else ()
+    title = _bare(child.title)
+    prefix = f"{title}: " if title else ""
+    lead = _lead_of(child)
+    if lead is not None:
+        return SourcedSentence(f"{prefix}{lead.text}", head + lead.spans, "part", lead.verified)
+    parts = [s for s in child.sentences if s.kind == "part" and s.spans]
+    if title and child.children:
+        spans = head + tuple(s.spans[0] for s in parts)
+        return SourcedSentence(f"{title}: covers {_names(child.children)}.", spans, "part")
+    return None
+
+
+def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[SourcedSentence]:
+    """A node with parts: its opening statement, one line per part, the rest by name."""
+    out: list[SourcedSentence] = []
+    used = 0
+    opening = next((u for u in units if count_tokens(u.text) <= _MAX_PART_LEAD * 2), None)
+    if opening is not None:
+        out.append(SourcedSentence(opening.text, opening.spans, "lead"))
+        used += count_tokens(opening.text)
+    if len(request.children) == 1 and request.children[0].sentences:
+        # One part only: the node says what its part says (after its own opening, if any).
+        rest = [s for s in request.children[0].sentences if s.kind != "outline" or not out]
+        for s in rest:
+            size = count_tokens(s.text)
+            if used + size <= budget:
+                out.append(s)
+                used += size
+        return out
+    lines = [(_part(c), c) for c in request.children]
+    cost = [count_tokens(p.text) if p else 0 for p, _ in lines]
+    # Parts in order while they fit; when they do not, the largest parts get a line first.
+    order = sorted(range(len(lines)), key=lambda i: -request.children[i].passages)
+    keep: set[int] = set()
+    reserve = 24 if len(lines) > 1 else 0  # room for naming the parts left over
+    for i in order:
+        if lines[i][0] is not None and used + cost[i] + reserve <= budget:
+            keep.add(i)
+            used += cost[i]
+    # A key fact of a part joins its line while the budget allows, richest first.
+    facts: dict[int, SourcedSentence] = {}
+    for i in sorted(keep, key=lambda i: -request.children[i].passages):
+        part = lines[i][0]
+        assert part is not None
+        lead = _lead_of(lines[i][1])
+        fact = _fact_of(lines[i][1], lead) if lead else None
+        if fact is not None and used + count_tokens(fact.text) + reserve <= budget:
+            facts[i] = fact
+            used += count_tokens(fact.text)
+    for i, (part, child) in enumerate(lines):
+        if i not in keep or part is None:
+            continue
+        fact = facts.get(i)
+        if fact is not None and child.title:
+            # Under its part's heading, a key fact stays filed under that part.
+            part = SourcedSentence(
+                f"{part.text} {fact.text}",
+                part.spans + fact.spans,
+                "part",
+                part.verified and fact.verified,
+            )
+            fact = None
+        out.append(part)
+        if fact is not None:  # an untitled group's fact is a sentence of its own
+            out.append(fact)
+    left = [c for i, c in enumerate(request.children) if i not in keep and c.title]
+    if left:
+        spans = tuple(c.heading for c in left if c.heading)
+        opener = "It also covers" if keep or opening else "It covers"
+        names = _names([c.title for c in left])
+        out.append(SourcedSentence(f"{opener} {names}.", spans, "outline"))
+    return out
+
+
+def _no_statement(request: SummaryRequest) -> SourcedSentence:
+    """A node with no quotable statement: what its first list or table holds, else that it
+    holds code or text no sentence of which stands alone."""
+    runs = request.own_text()
+    title = _bare(request.title or "") or "This part"
+    heading = (request.heading,) if request.heading else ()
+    found = listing(runs)
+    if found is not None:
+        return SourcedSentence(f"{title}: {found.text}", heading + found.spans, "statement")
+    spans = tuple((s, s + len(t)) for s, t in runs)
+    code = any(_looks_like_code_only(t) for _, t in runs)
+    what = "a code example" if code else "text without a sentence that stands alone"
+    return SourcedSentence(f"{title}: {what}.", heading + spans, "outline")
+
+
+def _looks_like_code_only(text: str) -> bool:
+    from indexer.summarizers.blocks import prose_share
+
+    return prose_share(text) < 0.2

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 
 from indexer.summarizers.base import SummaryRequest
+from indexer.summarizers.citations import Line, render_lines
 
-PROMPT_VERSION = "llm-v1"
+# v2: numbered source lines; every sentence cites the lines it restates.
+PROMPT_VERSION = "llm-v2"
 
 Message = dict[str, str]
 
@@ -25,7 +27,9 @@ _SYSTEM = (
     '3. Keep every condition exactly ("if", "unless", "only when", "except", "before", "after") '
     'and every negation ("not", "no", "never", "do not").\n'
     '4. Do not generalize: write "always", "never" or "all" only where the text does.\n'
-    "5. Write plain sentences: no title, no preamble, no list of rules."
+    "5. Write plain sentences: no title, no preamble, no list of rules.\n"
+    "6. Every input line starts with its number in brackets. End every sentence you write with "
+    "the numbers of the lines it restates, like [3] or [2][5]."
 )
 
 _TASK = {
@@ -67,67 +71,48 @@ def _where(request: SummaryRequest) -> str:
     return f"{request.level.capitalize()}: {path}"
 
 
-def render_inputs(
-    passages: list[str], children: list[tuple[str, str]], *, child_label: str = "Summaries"
-) -> str:
-    """The source material of a node: its own text, then its children's summaries."""
+def render_inputs(lines: list[Line], *, child_label: str = "Summaries") -> str:
+    """The source material of a node as numbered lines: its own text, then its children's
+    summaries under their titles."""
+    own = [line for line in lines if line.group is None]
+    children = [line for line in lines if line.group is not None]
     blocks: list[str] = []
-    if passages:
-        blocks.append("Text:\n" + "\n\n".join(p.strip() for p in without_overlap(passages)))
+    if own:
+        blocks.append("Text:\n" + render_lines(own))
     if children:
-        lines = [f"- {title or '(untitled)'}: {summary.strip()}" for title, summary in children]
-        blocks.append(f"{child_label}:\n" + "\n".join(lines))
+        blocks.append(f"{child_label}:\n" + render_lines(children))
     return "\n\n".join(blocks)
 
 
-def without_overlap(passages: list[str]) -> list[str]:
-    """Consecutive passages with the text each repeats from the previous one removed.
-
-    Passages overlap by design (10–20 %, for retrieval); sent twice, the overlap would cost
-    tokens and make the model repeat itself.
-    """
-    out: list[str] = []
-    prev = ""
-    for text in passages:
-        head = text[:60]
-        start = prev.find(head) if len(head) >= 20 else -1
-        while start != -1:
-            tail = prev[start:]
-            if text.startswith(tail):
-                break
-            start = prev.find(head, start + 1)
-        kept = text[len(prev) - start :].lstrip() if start != -1 else text
-        if kept:
-            out.append(kept)
-        prev = text
-    return out
-
-
 def messages_for(
-    request: SummaryRequest, *, words: int, part: tuple[int, int] | None = None
+    request: SummaryRequest,
+    lines: list[Line],
+    *,
+    words: int,
+    part: tuple[int, int] | None = None,
 ) -> list[Message]:
     """Chat messages asking for the summary of ``request`` (or of one part of it).
 
     Args:
-        request: The node, or one part of its inputs.
+        request: The node.
+        lines: Its numbered source lines (all of them, or one part's).
         words: Length target.
-        part: ``(index, count)``, 1-based, when ``request`` holds only one part of the inputs.
+        part: ``(index, count)``, 1-based, when ``lines`` hold only one part of the inputs.
     """
     task = _TASK.get(request.level, _TASK["section"]).format(words=words)
     if part is not None:
         task = _PART.format(part=part[0], parts=part[1], level=request.level, words=words)
     label = "Summaries of its sections" if request.level != "cluster" else "Summaries of sub-topics"
-    body = render_inputs(request.passages, request.children, child_label=label)
+    body = render_inputs(lines, child_label=label)
     user = f"{task}\n\n{_where(request)}\n\n{body}"
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
 
 
-def combine_messages(
-    request: SummaryRequest, part_summaries: list[str], *, words: int
-) -> list[Message]:
-    """Chat messages combining the summaries of a node's parts into the node's summary."""
+def combine_messages(request: SummaryRequest, lines: list[Line], *, words: int) -> list[Message]:
+    """Chat messages combining the summaries of a node's parts (as numbered lines, grouped by
+    part) into the node's summary."""
     task = _COMBINE.format(level=request.level, words=words)
-    body = "\n\n".join(f"Part {i}: {s.strip()}" for i, s in enumerate(part_summaries, 1))
+    body = render_lines(lines)
     user = f"{task}\n\n{_where(request)}\n\n{body}"
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
 

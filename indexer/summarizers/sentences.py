@@ -1,18 +1,21 @@
-"""Sentence splitting for the extractive summarizer and the lint (cheap, regex-based).
+"""The sentence splitter: sentences with their character offsets (cheap, regex-based).
 
 A sentence never ends inside a parenthesis or bracket ("see set colorsequence (p. 207) for the
 list") or after a common abbreviation ("e.g.", "Fig.", "No."): a summary quoting half a
-cross-reference reads as garbage. Paragraph breaks and list items always end one.
+cross-reference reads as garbage. Paragraph breaks and list items always end one. Every piece
+keeps its ``[start, end)`` offsets into the text it was split from, so a summary sentence can
+point back at exactly the characters it was taken from.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _SPLIT = re.compile(
-    r"(?<=[.!?])([\"')\]]?)\s+(?=[A-Z0-9\"'(\[])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)"
+    r"(?<=[.!?])([\"')\]]?)\s+(?=[A-Z0-9\"'(\[])|\n\s*\n|\n(?=\s*(?:[-*+•◦▪]|\d+[.)])\s)"
 )
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s+")
+_LIST_MARK = re.compile(r"^\s*(?:[-*+•◦▪]|\d+[.)]|#+)\s+")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _LAST_WORD = re.compile(r"([A-Za-z]+(?:\.[A-Za-z]+)*)\.[\"')\]]?$")
 _ABBREVIATIONS = frozenset(
@@ -46,6 +49,7 @@ _ABBREVIATIONS = frozenset(
         "st",
         "ed",
         "eds",
+        "viz",
     ]
 )
 # A sentence longer than this is split at the next sentence end even inside a parenthesis
@@ -54,10 +58,20 @@ _MAX_SENTENCE = 600
 
 _MARKUP = [
     (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](url), ![alt](src)
-    (re.compile(r"</?[A-Za-z][^>]*>"), ""),  # HTML tags
+    (re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^>]*)?/?>"), ""),  # HTML tags, not <https://…>
+    (re.compile(r"(?m)^[ \t]*>[ \t]?"), ""),  # Markdown block quotes
     (re.compile(r"(\*\*|__)(\S(?:.*?\S)?)\1"), r"\2"),  # **bold**
     (re.compile(r"`([^`]*)`"), r"\1"),  # `code`
 ]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A sentence of a text: its characters as written and where they are in that text."""
+
+    text: str
+    start: int
+    end: int
 
 
 def _continues(piece: str) -> bool:
@@ -70,31 +84,33 @@ def _continues(piece: str) -> bool:
     return bool(m and m.group(1).lower() in _ABBREVIATIONS)
 
 
-def _pieces(text: str) -> list[str]:
-    out: list[str] = []
+def sentence_spans(text: str, offset: int = 0) -> list[Piece]:
+    """The sentences of ``text`` with their offsets (plus ``offset``), list markers left out."""
+    out: list[Piece] = []
     start = 0
+
+    def add(end: int) -> None:
+        raw = text[start:end]
+        mark = _LIST_MARK.match(raw)
+        lead = mark.end() if mark else len(raw) - len(raw.lstrip())
+        body = raw[lead:].rstrip()
+        if body:
+            out.append(Piece(body, offset + start + lead, offset + start + lead + len(body)))
+
     for m in _SPLIT.finditer(text):
         end = m.start() + len(m.group(1) or "")
         # group 1 is set only for a sentence end; paragraph and list breaks always split
         if m.group(1) is not None and _continues(text[start:end]):
             continue
-        out.append(text[start:end])
+        add(end)
         start = m.end()
-    out.append(text[start:])
+    add(len(text))
     return out
 
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` with list markers removed and whitespace collapsed."""
-    out: list[str] = []
-    for raw in _pieces(text):
-        if not raw:
-            continue
-        s = _LIST_MARK.sub("", raw.strip())
-        s = " ".join(s.split())
-        if s:
-            out.append(s)
-    return out
+    return [" ".join(p.text.split()) for p in sentence_spans(text)]
 
 
 def strip_markup(sentence: str) -> str:

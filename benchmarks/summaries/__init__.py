@@ -1,0 +1,1 @@
+"""The summary benchmark: Overstory's offline summarizer beside peer summarizers."""

@@ -1,0 +1,147 @@
+"""The real manuals the summary benchmark judges, from Debian packages, and their split.
+
+Split once, by manual, before any tuning: the tuning half is what the summarizer was developed
+on; the held-out half (the manuals a new user reported problems with among them) is scored once
+at the end. Each half covers several generators and formats, so that no rule can fit one
+generator's habits. Nothing of their text is in the repository: the files are read from the
+installed packages at benchmark time (installed with apt-get when missing, as root).
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.corpora import CACHE, install_packages
+
+TUNING = "tuning"
+HELD_OUT = "held_out"
+
+
+@dataclass(frozen=True)
+class Manual:
+    """One manual: what installs it, which files, how it is ingested, which half it is in.
+
+    Attributes:
+        name: Short name, also the doc_id of a manual ingested as one document.
+        package: The Debian package that installs it.
+        generator: What wrote it (``texinfo-html``, ``sphinx``, ``docbook``, ``pdf``, ...).
+        split: :data:`TUNING` or :data:`HELD_OUT`.
+        files: Installed paths, in the manual's order.
+        manual: Ingested as one manual of several files (else each file is a document).
+    """
+
+    name: str
+    package: str
+    generator: str
+    split: str
+    files: tuple[str, ...]
+    manual: bool = False
+
+    def folder(self) -> Path:
+        """Where its files are copied for ingest (``.gz`` files decompressed)."""
+        return CACHE / "summaries" / "manuals" / self.name
+
+
+_PG = "/usr/share/doc/postgresql-doc-15/html/"
+_NTP = "/usr/share/doc/ntpsec-doc/html/"
+_CMAKE = "/usr/share/doc/cmake-data/html/manual/"
+
+MANUALS: tuple[Manual, ...] = (
+    Manual("bash", "bash-doc", "texinfo-html", TUNING, ("/usr/share/doc/bash/bashref.html",)),
+    Manual("bind9", "bind9-doc", "sphinx", TUNING, ("/usr/share/doc/bind9-doc/arm/chapter5.html",)),
+    Manual(
+        "debian-reference",
+        "debian-reference-en",
+        "docbook",
+        TUNING,
+        ("/usr/share/debian-reference/ch05.en.html",),
+    ),
+    Manual(
+        "libtasn1", "libtasn1-doc", "pdf", TUNING, ("/usr/share/doc/libtasn1-doc/libtasn1.pdf",)
+    ),
+    Manual(
+        "docker",
+        "docker-doc",
+        "markdown",
+        TUNING,
+        ("/usr/share/doc/docker-doc/reference/run.md.gz",),
+    ),
+    Manual(
+        "mpfr",
+        "libmpfr-doc",
+        "texinfo-html",
+        HELD_OUT,
+        ("/usr/share/doc/libmpfr-doc/mpfr.html/",),
+        manual=True,
+    ),
+    Manual(
+        "ntpsec",
+        "ntpsec-doc",
+        "asciidoctor",
+        HELD_OUT,
+        tuple(
+            _NTP + f
+            for f in (
+                "discover.html",
+                "rate.html",
+                "clock.html",
+                "assoc.html",
+                "authentic.html",
+                "miscopt.html",
+            )
+        ),
+    ),
+    Manual("libidn2", "libidn2-doc", "pdf", HELD_OUT, ("/usr/share/doc/libidn2-doc/libidn2.pdf",)),
+    Manual(
+        "cmake",
+        "cmake-doc",
+        "sphinx",
+        HELD_OUT,
+        (_CMAKE + "cmake-buildsystem.7.html", _CMAKE + "cmake-packages.7.html"),
+    ),
+    Manual(
+        "postgresql",
+        "postgresql-doc-15",
+        "docbook",
+        HELD_OUT,
+        tuple(
+            _PG + f
+            for f in (
+                "high-availability.html",
+                "different-replication-solutions.html",
+                "warm-standby.html",
+                "warm-standby-failover.html",
+                "hot-standby.html",
+            )
+        ),
+        manual=True,
+    ),
+    Manual("git", "git-doc", "asciidoc", HELD_OUT, ("/usr/share/doc/git-doc/user-manual.html",)),
+)
+
+
+def prepared(manual: Manual) -> list[Path]:
+    """The manual's files copied into its folder (installing its package when missing); the
+    paths to ingest (one folder for a manual of many files)."""
+    install_packages({manual.package})
+    folder = manual.folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    out: list[Path] = []
+    for name in manual.files:
+        source = Path(name)
+        if source.is_dir():
+            target = folder / source.name
+            if not target.exists():
+                shutil.copytree(source, target)
+            out.append(target)
+            continue
+        plain = source.name.removesuffix(".gz")
+        target = folder / plain
+        if not target.exists():
+            data = source.read_bytes()
+            target.write_bytes(gzip.decompress(data) if source.suffix == ".gz" else data)
+        out.append(target)
+    return out

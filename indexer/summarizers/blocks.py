@@ -1,0 +1,150 @@
+"""A node's own text as blocks: paragraphs, list items, code, tables, labels, headings.
+
+Blocks are cut at blank lines, and again where the kind of line changes (a wrapped PDF page has
+no blank line between its paragraphs, lists and code): a line is code when it has a pattern only
+code has (a grammar rule, an indented block, a comment, a declaration, an option) or symbols and
+few words of prose; a list item takes its wrapped lines along.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+
+LIST_ITEM = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|[a-z][.)]|[A-Z][.)](?=\s+[A-Z]))\s+")
+
+LABEL = re.compile(
+    r"^\s*\|?\s*(?:note|notes|warning|caution|tip|important|attention|danger|hint|see also|"
+    r"example|examples)\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+TERMINAL = re.compile(r"[.!?][\"')\]’”]*$")
+
+# Lines that are code whatever else they hold: a grammar rule, an indented block, a comment,
+# a call on its own, a command-line option.
+_DECLARATION = re.compile(
+    r"\b(?:int|char|void|const|unsigned|long|double|float|size_t|struct|bool|enum)\b[^.]*"
+    r"\([^()]*\)\s*;?\s*$"
+)
+
+_CODE_LINE = re.compile(
+    r"::=|^\s{4,}\S|^\s*(?:#|//|--|/\*)\s|^[\w.:-]+\s*\(.*\)\s*;?\s*$|^\s*-{1,2}[A-Za-z][\w-]*[ ,=]"
+)
+
+SYMBOL = re.compile(r"[{}=<>$\\;*&|^~]|::|->|\(\)")
+
+_PROSE_WORD = re.compile(r"\b[a-z]{3,}\b")
+
+
+@dataclass
+class Block:
+    kind: str  # paragraph | item | code | table | label | heading
+    start: int
+    text: str
+
+
+def blocks_of(text: str, offset: int) -> list[Block]:
+    """Blocks at blank lines, each cut further where its lines change kind (a wrapped PDF page
+    has no blank lines between paragraphs, lists and code)."""
+    out: list[Block] = []
+    pos = 0
+    for m in [*_BLOCK_BREAK.finditer(text), None]:
+        end = m.start() if m else len(text)
+        raw = text[pos:end]
+        if raw.strip():
+            lead = len(raw) - len(raw.lstrip("\n"))
+            body, at = raw[lead:], offset + pos + lead
+            first, _, rest = body.partition("\n")
+            if rest.strip() and LABEL.match(first):
+                # "| Warning" over its paragraph: a label, then the block it labels.
+                out.append(Block("label", at, first))
+                skip = len(first) + 1 + len(rest) - len(rest.lstrip())
+                body, at = body[skip:], at + skip
+            out.extend(_segments(body, at))
+        if m:
+            pos = m.end()
+    return out
+
+
+def line_kind(line: str) -> str:
+    if LIST_ITEM.match(line):
+        return "item"
+    if line.count("|") >= 2 or line.lstrip().startswith("|"):
+        return "table"
+    if _is_code(line):
+        return "code"
+    stripped = line.strip()
+    words = WORD.findall(stripped)
+    if len(stripped) < 30 and not TERMINAL.search(stripped) and len(words) <= 2:
+        return "code"  # a keyword line ("BEGIN", "END") or a fragment
+    return "prose"
+
+
+def _segments(body: str, start: int) -> list[Block]:
+    """One block per run of lines of one kind; a list item takes its wrapped lines along."""
+    out: list[Block] = []
+    kind, seg_start, seg = "", 0, ""
+    pos = 0
+    for line in body.split("\n"):
+        lk = line_kind(line)
+        continues = (kind == "item" and lk == "prose" and not _ends_item(seg)) or (
+            lk == kind and lk != "item"
+        )
+        if seg and not continues:
+            out.append(Block(_kind(seg, kind), start + seg_start, seg))
+            seg = ""
+        if not seg:
+            kind, seg_start, seg = lk, pos, line
+        else:
+            seg = f"{seg}\n{line}"
+        pos += len(line) + 1
+    if seg.strip():
+        out.append(Block(_kind(seg, kind), start + seg_start, seg))
+    return [b for b in out if b.text.strip()]
+
+
+def _is_code(line: str) -> bool:
+    """A code line: a pattern only code has, or symbols and few words of prose."""
+    if _CODE_LINE.search(line) or _DECLARATION.search(line):
+        return True
+    return len(SYMBOL.findall(line)) >= 2 and len(_PROSE_WORD.findall(line)) < 5
+
+
+def _ends_item(text: str) -> bool:
+    return bool(re.search(r"[.;:!?][\"')\]’”]*\s*$", text))
+
+
+def _kind(raw: str, lines_are: str) -> str:
+    """A block's kind from its lines' kind; a lone title-case line is a heading."""
+    if lines_are == "prose":
+        if raw.lstrip().startswith("```"):
+            return "code"
+        lines = [ln for ln in raw.split("\n") if ln.strip()]
+        if len(lines) == 1 and LABEL.match(lines[0]):
+            return "label"
+        if len(lines) == 1 and not TERMINAL.search(lines[0].rstrip(":")) and title_like(lines[0]):
+            return "heading"
+        return "paragraph"
+    return lines_are
+
+
+def title_like(line: str) -> bool:
+    words = WORD.findall(line)
+    if not words or len(words) > 14:
+        return False
+    small = {"a", "an", "the", "of", "and", "or", "in", "on", "for", "to", "with", "by", "at"}
+    capital = sum(1 for w in words if w[0].isupper() or w.lower() in small)
+    return capital >= 0.8 * len(words)
+
+
+def prose_share(text: str) -> float:
+    """The share of a text's lines that read as prose (not code, tables or fragments)."""
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    if not lines:
+        return 0.0
+    return sum(1 for ln in lines if line_kind(ln) == "prose") / len(lines)

@@ -1,0 +1,167 @@
+"""What a sentence leans on: the cues that decide whether it can stand alone in a summary.
+
+A sentence points back when it opens with a discourse connective, a pronoun or demonstrative
+subject, or holds a demonstrative determiner or "the above" anywhere; it points forward when it
+announces what follows ("the following", "described below", "Here is"); it is no statement when
+it is a question, a pointer ("See …"), navigation (a run of titles), code run into prose or
+legal boilerplate. These are closed classes of English and conventions of technical writing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexer.summarizers.blocks import SYMBOL, TERMINAL, WORD
+from indexer.summarizers.sentences import strip_markup
+
+# Closed classes: a sentence opening with one of these leans on what came before.
+_CONNECTIVES = (
+    "however|but|and|or|so|thus|hence|therefore|otherwise|also|moreover|furthermore|"
+    "additionally|in addition|instead|similarly|likewise|consequently|as a result|accordingly|"
+    "in this case|in that case|in these cases|in such cases|in such a case|in either case|"
+    "in both cases|in this way|in that way|for this reason|for that reason|then|finally|still|"
+    "nevertheless|nonetheless|conversely|alternatively|besides|meanwhile|again|even so|"
+    "that is|in other words|said otherwise|by contrast|on the other hand|on the contrary|"
+    "as such|after that|afterwards|before that|at this point|at that point|here|if so|if not|"
+    "for example|for instance|e\\.g\\.|i\\.e\\.|namely|unlike this|apart from this"
+)
+
+_BACK_START = re.compile(rf"^(?:{_CONNECTIVES})\b", re.IGNORECASE)
+
+_PRONOUN_START = re.compile(
+    r"^(?:it|its|they|their|them|he|she|his|her|both|neither|either|each of these|"
+    r"the latter|the former|the same|such|this|that|these|those|there|other|another|"
+    r"the other|the others|others|the rest|the remaining|the first two|the last two|the next)\b",
+    re.IGNORECASE,
+)
+
+# "This chapter describes …" names the node itself, not a neighbour.
+_SELF_REFERENCE = re.compile(
+    r"^(?:this|these)\s+(?:page|pages|chapter|section|sections|manual|document|guide|"
+    r"appendix|part|tutorial|book|handbook|reference|specification|note|faq|howto|article|"
+    r"text|file|module|package|library|program|tool|utility|command|function|release|edition|"
+    r"version|site|document's)\b",
+    re.IGNORECASE,
+)
+
+# "It is possible to …", "There are two …": no antecedent.
+_EXPLETIVE = re.compile(
+    r"^(?:it\s+(?:is|was|may be|can be|might be|will be|would be|should be|has been|seems|"
+    r"appears)\s+(?:not\s+)?(?:(?:also|often|usually|generally|therefore|always)\s+)?"
+    r"(?:possible|impossible|necessary|unnecessary|recommended|important|advisable|inadvisable|"
+    r"best|better|useful|safe|unsafe|common|easy|difficult|hard|sufficient|enough|likely|"
+    r"unlikely|essential|required|a good idea|good practice|customary|wise|permissible|legal|"
+    r"an error|[a-z]+ed that)\b|"
+    r"there\s+(?:is|are|was|were|exist|exists|may be|can be|will be|might be|must be|should be)\b)",
+    re.IGNORECASE,
+)
+
+_BACK_ANYWHERE = re.compile(
+    r"\b(?:the above|above-mentioned|aforementioned|the preceding|the previous|the former|"
+    r"the latter|(?:described|mentioned|shown|listed|given|explained|defined|discussed)\s+"
+    r"(?:above|earlier|previously|before)|as above|same as before)\b",
+    re.IGNORECASE,
+)
+
+# A demonstrative determiner anywhere ("under this configuration", "in this fashion") points
+# back, unless it names the document itself ("in this manual"); "such as" is no determiner.
+_DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|such)\s+(?!as\b|that\b)([a-z][\w-]*)", re.I)
+
+_SELF_NOUNS = frozenset(
+    ["page", "pages", "chapter", "section", "sections", "manual", "document", "guide"]
+    + ["appendix", "part", "tutorial", "book", "handbook", "reference", "specification", "text"]
+)
+
+# A pronoun subject right after a subordinating conjunction: "Although these were written …".
+_SUBORDINATE_PRONOUN = re.compile(
+    r"^(?:although|though|while|when|whenever|if|because|since|as|unless|whereas|after|"
+    r"before|once|until)\s+(?:it|its|they|their|these|those|this|that|he|she)\b",
+    re.IGNORECASE,
+)
+
+_FORWARD = re.compile(
+    r"^here (?:is|are)\b|\b(?:the following|as follows|(?:described|shown|listed|given|"
+    r"explained|discussed|illustrated)\s+(?:below|later|in the next)|see below|"
+    r"(?:the|these|those)\s+(?:[\w-]+\s+){0,2}below)\b|\bbelow\s*[.:]",
+    re.IGNORECASE,
+)
+
+# A sentence about where something is said, not about the subject.
+_META = re.compile(
+    r"\b(?:is|are|was|were|will be)\s+(?:\w+\s+)?(?:described|explained|covered|discussed|"
+    r"documented|detailed|listed|shown|presented|treated)\s+(?:in|on|at|below|above|later|"
+    r"elsewhere|under|separately)\b|\b(?:in|on) (?:the )?(?:following|next|previous) "
+    r"(?:sections?|chapters?|pages?)\b",
+    re.IGNORECASE,
+)
+
+_POINTER = re.compile(
+    r"^\(?(?:see|refer to|for (?:more|further|additional) (?:information|details)|for details|"
+    r"more information|cf\.|read more|back to|next:|previous:|up:|home\b|contents\b|"
+    r"table of contents|go to)",
+    re.IGNORECASE,
+)
+
+_BOILERPLATE = re.compile(
+    r"permission is granted|free documentation license|gnu general public license|"
+    r"copyright\s*(?:©|\(c\)|\d{4})|all rights reserved|without any warranty|"
+    r"this (?:manual|document|file) is (?:free|licensed)|invariant sections|"
+    r"last (?:updated|modified|changed)\s*:?|generated by|site map|this page was generated",
+    re.IGNORECASE,
+)
+
+
+def points_forward(sentence: str) -> bool:
+    """Whether the sentence points at text after it ("described below", "the following …"
+    without its own colon and what follows it)."""
+    m = _FORWARD.search(sentence)
+    if m is None or is_lead_in(sentence):
+        return False
+    colon = sentence.find(":", m.end())
+    return colon < 0 or len(sentence) - colon < 4
+
+
+def leans_back(sentence: str) -> bool:
+    """Whether the sentence points back at something said before it."""
+    s = strip_markup(sentence)
+    if _BACK_ANYWHERE.search(s) or _SUBORDINATE_PRONOUN.match(s):
+        return True
+    if _SELF_REFERENCE.match(s):
+        return False  # says what the document itself covers: its "this …" stays inside it
+    if _BACK_START.match(s) or (_PRONOUN_START.match(s) and not _EXPLETIVE.match(s)):
+        return True
+    return any(m.group(1).lower() not in _SELF_NOUNS for m in _DEMONSTRATIVE.finditer(s))
+
+
+def is_lead_in(sentence: str) -> bool:
+    return sentence.rstrip().endswith(":")
+
+
+def complete(sentence: str) -> bool:
+    """A whole sentence: a capital or a figure first, a sentence end last, enough words."""
+    s = strip_markup(sentence)
+    return (
+        bool(s)
+        and (s[0].isupper() or s[0].isdigit() or s[0] in "\"'(“‘`")
+        and bool(TERMINAL.search(s))
+        and len(WORD.findall(s)) >= 4
+    )
+
+
+def quotable(sentence: str) -> bool:
+    """A statement a summary may quote: complete prose, not navigation or boilerplate."""
+    s = strip_markup(sentence)
+    if not (complete(s) or (s.rstrip().endswith(":") and len(WORD.findall(s)) >= 3)):
+        return False
+    if s.rstrip("\"')]’” ").endswith("?"):
+        return False  # a question (a menu entry, a FAQ title) states nothing
+    if s.count("|") >= 2 or _POINTER.match(s) or _META.search(s) or _BOILERPLATE.search(s):
+        return False
+    if len(SYMBOL.findall(s)) >= 3:
+        return False  # code run into the sentence (a prototype, an assignment)
+    words = WORD.findall(s)
+    if len(words) >= 6:
+        capital = sum(1 for w in words[1:] if w[0].isupper())
+        if capital > 0.6 * (len(words) - 1):
+            return False  # a run of titles: a menu, breadcrumbs, a contents line
+    return len(s) <= 700

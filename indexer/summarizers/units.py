@@ -1,0 +1,410 @@
+"""Self-contained units of a node's own text: what an extractive summary may quote.
+
+A sentence picked out of its paragraph can change meaning: "That would allow software to use
+both libraries' functions" said of *disabling* the macros, "As a result …" attached to the wrong
+cause, "The following modes are supported:" without its list. So the text is read as a writer
+would read it: blocks (paragraphs, list items, code, tables, admonition labels), then sentences,
+and each sentence with what it depends on:
+
+- a sentence that points back (a pronoun or demonstrative subject, a discourse connective,
+  "the above") is taken with the sentence before it in its paragraph, or not at all;
+- a lead-in ("… the following:", a sentence ending in a colon) is taken with the whole list it
+  introduces, or not at all (never with code or a table, which a summary does not quote);
+- a list item is taken with its lead-in, or alone when the list has none and the item is a
+  complete sentence;
+- code, tables, headings, navigation (title-case runs, pointers such as "See …", "described
+  below"), labels and legal boilerplate are never units.
+
+These are closed classes of English (pronouns, demonstratives, connectives) and the layout
+conventions of technical writing, not patterns of particular sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from indexer.summarizers.blocks import LIST_ITEM, SYMBOL, TERMINAL, WORD, Block, blocks_of
+from indexer.summarizers.cues import complete, is_lead_in, leans_back, points_forward, quotable
+from indexer.summarizers.dialogue import is_content, speaker_end
+from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
+from indexer.tokens import count_tokens
+
+MAX_UNIT_TOKENS = 110
+"""A unit longer than this (a lead-in with a long list) is not quoted at all."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A self-contained piece of a node's own text.
+
+    Attributes:
+        text: As a summary quotes it (markup stripped, whitespace collapsed, list items joined).
+        spans: Its ``[start, end)`` ranges, relative to the node's start.
+        order: Its position among the node's units.
+        first: Whether it is the first unit of its run of text (the node's opening).
+        admonition: Whether it sits under a "Warning"/"Note" label.
+        table: Whether it renders the rows of a table.
+    """
+
+    text: str
+    spans: tuple[tuple[int, int], ...]
+    order: int
+    first: bool = False
+    admonition: bool = False
+    table: bool = False
+
+
+def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Unit]:
+    """The self-contained units of a node's own text, in document order.
+
+    Args:
+        runs: ``(start, text)`` runs of the node's own text (see ``SummaryRequest.own_text``).
+        dialogue: The text is a transcript: each turn's content statements are its units.
+    """
+    out: list[Unit] = []
+    for n, (run_start, text) in enumerate(runs):
+        blocks = blocks_of(text, run_start)
+        found = _dialogue_units(blocks) if dialogue else _units(blocks, opening=n == 0)
+        for draft in found:
+            rendered = _render(draft)
+            if rendered:
+                term = [draft.term] if draft.term is not None else []
+                pieces = [*term, *draft.pieces, *draft.items]
+                out.append(
+                    Unit(
+                        rendered,
+                        tuple((p.start, p.end) for p in pieces),
+                        len(out),
+                        first=not out,
+                        admonition=draft.label,
+                        table=draft.table is not None,
+                    )
+                )
+    return out
+
+
+@dataclass
+class _Draft:
+    pieces: list[Piece]
+    items: list[Piece] = field(default_factory=list)
+    label: bool = False
+    term: Piece | None = None
+    more: int = 0  # items (or rows) left out of a long list (or table)
+    table: list[list[str]] | None = None  # header and rows, for a table's unit
+
+
+def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
+    """Units as sentence pieces (and the list items a lead-in takes), in order.
+
+    Args:
+        blocks: The blocks of one run of a node's own text.
+        opening: The run opens the node: its first sentence may lean on the node's heading
+            ("This option sets …" right under the option's heading).
+    """
+    out: list[_Draft] = []
+    labelled = False
+    term: Piece | None = None
+    owned = False  # inside an entry whose term was given by a line above its first paragraph
+    caption: Piece | None = None
+    i = 0
+    while i < len(blocks):
+        block = blocks[i]
+        following = blocks[i + 1].kind if i + 1 < len(blocks) else ""
+        if block.kind == "label":
+            labelled = True
+            i += 1
+            continue
+        if following == "table" and _is_caption(block):
+            caption = _term_piece(block)
+            i += 1
+            continue
+        if following == "paragraph" and (found := _term_of(block, blocks[i + 1])) is not None:
+            # A short line over a paragraph: a defined term (a definition list) or the synopsis
+            # of a command or function, whose paragraph describes it and names it nowhere.
+            term, owned = found, False
+            i += 1
+            continue
+        if block.kind == "paragraph" and owned:
+            # A further paragraph of a described entry: whose it is (the entry's, an option's
+            # of it, the list's) the text no longer says, so no summary sentence is taken.
+            i += 1
+            continue
+        if block.kind == "table":
+            draft = _table_draft(block, caption, labelled)
+            if draft is not None:
+                out.append(draft)
+            caption, term, labelled, owned = None, None, False, False
+            i += 1
+            continue
+        if block.kind == "item":
+            i = _unled_list(blocks, i, out, labelled, term)
+            term, owned = None, False
+            continue
+        if block.kind != "paragraph":
+            labelled, term, caption, owned = False, None, None, False
+            i += 1
+            continue
+        i = _paragraph(blocks, i, out, labelled, term, opening=opening and not out)
+        owned = term is not None
+        term, opening, labelled = None, False, False
+        i += 1
+    return [d for d in out if d.table is not None or all(quotable(p.text) for p in d.pieces)]
+
+
+def _unled_list(
+    blocks: list[Block], i: int, out: list[_Draft], labelled: bool, term: Piece | None
+) -> int:
+    """A list with no lead-in: each item whose first sentence stands alone is a unit; the
+    index after the list."""
+    while i < len(blocks) and blocks[i].kind == "item":
+        first = _first_sentence(blocks[i])
+        if first is not None and not leans_back(first.text) and quotable(first.text):
+            out.append(_Draft([first], label=labelled, term=term))
+        i += 1
+    return i
+
+
+def _paragraph(
+    blocks: list[Block],
+    i: int,
+    out: list[_Draft],
+    labelled: bool,
+    term: Piece | None,
+    *,
+    opening: bool,
+) -> int:
+    """The units of the paragraph ``blocks[i]``; the index of the last block it took."""
+    chain: list[Piece] = []
+    pieces = _sentences(blocks[i])
+    for j, piece in enumerate(pieces):
+        text = piece.text
+        heads_itself = j == 0 and (term is not None or opening)
+        if leans_back(text) and not heads_itself:
+            if not chain:
+                continue  # what it leans on is not quotable: neither is it
+            chain.append(piece)
+        else:
+            _emit(out, chain, labelled, term)
+            chain = [piece]
+        if j == len(pieces) - 1 and is_lead_in(text):
+            taken = _lead_in(blocks, i + 1, chain, labelled, term)
+            if taken is not None:
+                out.append(taken[0])
+                i = taken[1]
+            chain = []  # without what it introduces, a lead-in says nothing
+        elif points_forward(text):
+            chain.pop()  # it points at what follows, which a summary does not hold
+            _emit(out, chain, labelled, term)
+            chain = []
+    _emit(out, chain, labelled, term)
+    return i
+
+
+def _emit(out: list[_Draft], chain: list[Piece], labelled: bool, term: Piece | None) -> None:
+    if chain:
+        out.append(_Draft(list(chain), [], labelled, term))
+
+
+def _lead_in(
+    blocks: list[Block], i: int, chain: list[Piece], labelled: bool, term: Piece | None
+) -> tuple[_Draft, int] | None:
+    """A lead-in with the list or table it introduces (None: it introduces code or nothing),
+    and the index of the last block taken."""
+    if i < len(blocks) and blocks[i].kind == "table":
+        draft = _table_draft(blocks[i], None, labelled, lead=list(chain))
+        return (draft, i) if draft is not None else None
+    items, after = _list_after(blocks, i)
+    if not items:
+        return None
+    kept, more = _fit_items(chain, items)
+    if not kept:
+        return None
+    return _Draft(list(chain), kept, labelled, term, more=more), after - 1
+
+
+def _fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
+    """As many whole items as fit a unit after the lead-in, and how many are left out."""
+    budget = MAX_UNIT_TOKENS - sum(count_tokens(p.text) for p in lead) - 6
+    kept: list[Piece] = []
+    for item in items:
+        cost = count_tokens(item.text) + 1
+        if cost > budget:
+            break
+        kept.append(item)
+        budget -= cost
+    return kept, len(items) - len(kept)
+
+
+def _first_sentence(block: Block) -> Piece | None:
+    pieces = _sentences(block)
+    return pieces[0] if pieces and complete(pieces[0].text) else None
+
+
+def _is_caption(block: Block) -> bool:
+    text = block.text.strip()
+    return "\n" not in text and 0 < len(WORD.findall(text)) <= 12 and not text.endswith(".")
+
+
+def _table_draft(
+    block: Block, caption: Piece | None, labelled: bool, lead: list[Piece] | None = None
+) -> _Draft | None:
+    """A small table as one unit: its caption or lead-in, its header and the rows that fit."""
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in block.text.split("\n")
+        if "|" in line and not re.fullmatch(r"[\s|:-]+", line)
+    ]
+    if len(rows) < 2 or len(rows[0]) < 2 or any(len(r) != len(rows[0]) for r in rows):
+        return None
+    pieces = list(lead or ([caption] if caption is not None else []))
+    if not pieces:
+        return None  # a table with nothing saying what it is
+    header, body = rows[0], rows[1:]
+    budget = MAX_UNIT_TOKENS - sum(count_tokens(p.text) for p in pieces)
+    budget -= count_tokens(" ".join(header))
+    kept: list[list[str]] = []
+    for row in body:
+        cost = count_tokens(" ".join(row)) + 2
+        if cost > budget:
+            break
+        kept.append(row)
+        budget -= cost
+    if not kept:
+        return None
+    end = block.start + len(block.text.rstrip())
+    span = Piece(block.text, block.start, end)
+    return _Draft(pieces, [span], labelled, more=len(body) - len(kept), table=[header, *kept])
+
+
+_NOT_TERMS = frozenset(["or", "and", "the", "a", "an", "of", "to", "in", "example", "examples"])
+_OPENERS = re.compile(
+    r"^(?:note|for example|for instance|in|as|this|that|these|here|see|when|where|to|"
+    r"then|now|also)\b",
+    re.IGNORECASE,
+)
+
+
+def _is_term(block: Block) -> bool:
+    """A short single line, no sentence and no code: the term of a definition list (a trailing
+    parenthesis, as in "forward-word (M-f)", is part of it)."""
+    text = block.text.strip()
+    if "\n" in text or block.kind not in ("heading", "paragraph", "code"):
+        return False
+    bare = re.sub(r"\s*\([^()]{0,30}\)$", "", text.rstrip("¶ ").rstrip(":"))
+    words = WORD.findall(bare)
+    if bare.lower() in _NOT_TERMS or not re.match(r"[A-Za-z0-9%-]", bare):
+        return False
+    if re.search(r"[@,;()\[\]…]|\.\.\.", bare):
+        return False  # a synopsis fragment, an author line, a date line: not a term
+    return 0 < len(words) <= 5 and not TERMINAL.search(bare) and not SYMBOL.search(bare)
+
+
+_CALLED = re.compile(r"([A-Za-z_][\w.-]*)\s*\(")
+_COMMAND = re.compile(r"^\s*(?:[A-Za-z][\w.:-]*:\s+)?(-{0,2}[A-Za-z_][\w.-]*)")
+
+
+def _term_of(block: Block, below: Block) -> Piece | None:
+    """The term a line names for the paragraph below it: the line itself when it is a term,
+    or the name a synopsis line declares (the function before its parenthesis, the command
+    before its options) when the paragraph describes it (does not open as a remark)."""
+    if _is_term(block):
+        return _term_piece(block)
+    if _OPENERS.match(below.text.lstrip()):
+        return None
+    text = block.text
+    if block.kind == "paragraph" and not re.search(r"[\[(<]", text):
+        return None
+    if "\n" in text.strip() or block.kind not in ("code", "paragraph", "heading"):
+        return None
+    if TERMINAL.search(text.strip()) or len(text) > 200:
+        return None
+    if not re.search(r"[\[(<]|\s-", text):
+        return None  # a synopsis has arguments, options or a parameter list
+    called = _CALLED.search(text)
+    m = called if called is not None else _COMMAND.match(text)
+    if m is None:
+        return None
+    name = m.group(1)
+    if len(name) > 60 or name.lower() in ("function", "macro", "type", "variable"):
+        return None
+    start = block.start + m.start(1)
+    return Piece(name, start, start + len(name))
+
+
+def _term_piece(block: Block) -> Piece:
+    raw = block.text
+    text = raw.strip().rstrip("¶ ").rstrip(":").strip()
+    start = block.start + raw.index(text)
+    return Piece(text, start, start + len(text))
+
+
+def _dialogue_units(blocks: list[Block]) -> list[_Draft]:
+    out: list[_Draft] = []
+    for block in blocks:
+        skip = speaker_end(block.text)
+        for piece in sentence_spans(block.text[skip:], block.start + skip):
+            if is_content(piece.text) and complete(piece.text):
+                out.append(_Draft([piece], [], False))
+    return out
+
+
+def _sentences(block: Block) -> list[Piece]:
+    return sentence_spans(block.text, block.start)
+
+
+def _list_after(blocks: list[Block], i: int) -> tuple[list[Piece], int]:
+    """The list items right after a lead-in (each whole), and the index after them."""
+    items: list[Piece] = []
+    while i < len(blocks) and blocks[i].kind == "item":
+        body = blocks[i].text
+        mark = LIST_ITEM.match(body)
+        lead = mark.end() if mark else 0
+        stripped = body[lead:].rstrip()
+        start = blocks[i].start + lead
+        items.append(Piece(stripped, start, start + len(stripped)))
+        i += 1
+    return items, i
+
+
+def _render(draft: _Draft) -> str:
+    """The unit's text: sentences as written, a lead-in's list items joined by semicolons (and
+    how many were left out), a table's rows, a defined term before its definition."""
+    text = " ".join(strip_markup(p.text) for p in draft.pieces)
+    if draft.table is not None:
+        header, *rows = draft.table
+        shown = "; ".join(", ".join(strip_markup(c) for c in row) for row in rows)
+        text = f"{text.rstrip(':').rstrip('.')} ({', '.join(header)}): {shown}"
+    elif draft.items:
+        items = [" ".join(strip_markup(p.text).rstrip(".;,").split()) for p in draft.items]
+        text = f"{text} {'; '.join(items)}"
+    if draft.more:
+        text = f"{text.rstrip('.')}; and {draft.more} more"
+    if draft.term is not None:
+        text = f"{strip_markup(draft.term.text)}: {text}"
+    text = text.strip()
+    if text and not TERMINAL.search(text):
+        text += "."
+    return text
+
+
+def listing(runs: list[tuple[int, str]]) -> Unit | None:
+    """The first list or table of a node's own text as one unit without a lead-in (for a node
+    that holds no quotable statement: its summary then shows what the list or table holds)."""
+    for run_start, text in runs:
+        blocks = blocks_of(text, run_start)
+        for i, block in enumerate(blocks):
+            if block.kind == "table":
+                header = Piece("", block.start, block.start)
+                draft = _table_draft(block, None, False, lead=[header])
+            elif block.kind == "item":
+                items, _ = _list_after(blocks, i)
+                kept, more = _fit_items([], items)
+                draft = _Draft([], kept, more=more) if len(items) >= 2 and kept else None
+            else:
+                continue
+            if draft is not None:
+                pieces = [*draft.pieces, *draft.items]
+                spans = tuple((p.start, p.end) for p in pieces if p.end > p.start)
+                return Unit(_render(draft).lstrip(" (").replace(") :", ":", 1), spans, 0)
+    return None
