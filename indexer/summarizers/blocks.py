@@ -74,7 +74,7 @@ def blocks_of(text: str, offset: int) -> list[Block]:
 def line_kind(line: str) -> str:
     if LIST_ITEM.match(line):
         return "item"
-    if line.count("|") >= 2 or line.lstrip().startswith("|"):
+    if line.count("|") >= 2 or line.lstrip().startswith("|") or " | " in line:
         return "table"
     if _is_code(line):
         return "code"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from indexer.summarizers.blocks import SYMBOL, TERMINAL, WORD
+from indexer.summarizers.blocks import TERMINAL, WORD
 from indexer.summarizers.sentences import strip_markup
 
 # Closed classes: a sentence opening with one of these leans on what came before.
@@ -111,6 +111,9 @@ _BOILERPLATE = re.compile(
 )
 
 
+_CODE_SYMBOL = re.compile(r"[{}=<>$\\*&|^~]|::|->|\(\)|\[[A-Z][a-z]+\]")
+
+
 def points_forward(sentence: str) -> bool:
     """Whether the sentence points at text after it ("described below", "the following …"
     without its own colon and what follows it)."""
@@ -157,7 +160,7 @@ def quotable(sentence: str) -> bool:
         return False  # a question (a menu entry, a FAQ title) states nothing
     if s.count("|") >= 2 or _POINTER.match(s) or _META.search(s) or _BOILERPLATE.search(s):
         return False
-    if len(SYMBOL.findall(s)) >= 3:
+    if len(_CODE_SYMBOL.findall(s)) >= 2:
         return False  # code run into the sentence (a prototype, an assignment)
     words = WORD.findall(s)
     if len(words) >= 6:

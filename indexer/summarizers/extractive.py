@@ -27,7 +27,15 @@ from indexer.sourced import SourcedSentence
 from indexer.summarizers.base import ChildSummary, SummarizerIdentity, SummaryRequest, SummaryResult
 from indexer.summarizers.dialogue import is_dialogue
 from indexer.summarizers.facts import fact_weight
-from indexer.summarizers.units import MAX_UNIT_TOKENS, Unit, listing, units_of
+from indexer.summarizers.framing import (
+    ALSO_COVERS,
+    COVERS,
+    MORE_ITEMS,
+    NO_STATEMENT,
+    NOT_SUMMARIZED,
+    PART_COVERS,
+)
+from indexer.summarizers.units import Unit, listing, units_of
 from indexer.tokens import count_tokens
 from indexer.words import content
 
@@ -37,6 +45,23 @@ _MMR_LAMBDA = 0.7
 _OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
 _MAX_PART_LEAD = 60  # tokens: a longer lead does not make a part line
 _MAX_NAMED = 10
+_CUT_CODE = re.compile(r"` and \d+ more lines\.$")
+# Back matter: a summary names these parts and quotes none of them.
+_BACK_MATTER = {
+    "an index": re.compile(r"\b(?:index|indexes|indices)\b", re.IGNORECASE),
+    "a licence text": re.compile(r"\b(?:licen[cs]e|copying|copyright)\b", re.IGNORECASE),
+    "a list of references": re.compile(r"\b(?:bibliography|references)\b", re.IGNORECASE),
+    "a list of credits": re.compile(
+        r"\b(?:colophon|acknowledge?ments?|authors|contributors)\b", re.IGNORECASE
+    ),
+}
+
+
+def back_matter(title: str) -> str | None:
+    """What kind of back matter a heading names (an index, a licence …), or None."""
+    return next((kind for kind, p in _BACK_MATTER.items() if p.search(title)), None)
+
+
 _NUMBERING = re.compile(
     r"^\s*(?:(?:chapter|section|appendix|part)\s+)?(?:\d+|[A-Z]|[IVX]+)(?:\.\d+)*\.?\s+(?=\S)",
     re.IGNORECASE,
@@ -56,7 +81,14 @@ class ExtractiveSummarizer:
     def summarize_one(self, request: SummaryRequest) -> SummaryResult:
         """Summarize one node synchronously."""
         units = units_of(request.own_text(), dialogue=is_dialogue(request.passages))
-        if request.children:
+        kind = back_matter(request.title or "") if request.level != "document" else None
+        if kind is not None:
+            # An index or a licence is named, never quoted: its clauses out of context mislead.
+            title = _bare(request.title or "")
+            spans: tuple[tuple[int, int], ...] = (request.heading,) if request.heading else ()
+            spans = spans or tuple((s, s + len(t)) for s, t in request.own_text()[:1])
+            sentences = [SourcedSentence(f"{title}: {kind}, {NOT_SUMMARIZED}.", spans, "outline")]
+        elif request.children:
             sentences = _outline(request, units, self.max_tokens * _OUTLINE_FACTOR)
         else:
             sentences = _statements(request, units, self.max_tokens)
@@ -78,7 +110,9 @@ def _kind(unit: Unit, lead: bool) -> str:
 
 def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list[SourcedSentence]:
     """A leaf's summary: its opening statement, key facts and central statements."""
-    units = [u for u in units if count_tokens(u.text) <= MAX_UNIT_TOKENS]
+    units = [u for u in units if count_tokens(u.text) <= budget]
+    whole = [u for u in units if not _CUT_CODE.search(u.text)]
+    units = whole or units  # a command quoted by its first line only when nothing else is
     if not units:
         return []
     chosen = _select(units, _scores(request, units), budget)
@@ -176,7 +210,7 @@ def _names(titles: Sequence[str]) -> str:
     bare = [_bare(t) for t in titles if t]
     if len(bare) > _MAX_NAMED:
         rest = len(bare) - _MAX_NAMED + 1
-        bare = [*bare[: _MAX_NAMED - 1], f"{rest} more"]
+        bare = [*bare[: _MAX_NAMED - 1], MORE_ITEMS.format(n=rest).removeprefix("and ")]
     if len(bare) <= 1:
         return "".join(bare)
     return f"{', '.join(bare[:-1])} and {bare[-1]}"
@@ -187,13 +221,17 @@ def _part(child: ChildSummary) -> SourcedSentence | None:
     head = (child.heading,) if child.heading else ()
     title = _bare(child.title)
     prefix = f"{title}: " if title else ""
+    if back_matter(title):
+        return None  # an index, a licence: named among the parts, never quoted
     lead = _lead_of(child)
     if lead is not None:
+        if lead.text.startswith(prefix):
+            prefix = ""  # the lead already opens with the part's name
         return SourcedSentence(f"{prefix}{lead.text}", head + lead.spans, "part", lead.verified)
     parts = [s for s in child.sentences if s.kind == "part" and s.spans]
     if title and child.children:
         spans = head + tuple(s.spans[0] for s in parts)
-        return SourcedSentence(f"{title}: covers {_names(child.children)}.", spans, "part")
+        return SourcedSentence(f"{title}: {PART_COVERS} {_names(child.children)}.", spans, "part")
     return None
 
 
@@ -253,7 +291,7 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
     left = [c for i, c in enumerate(request.children) if i not in keep and c.title]
     if left:
         spans = tuple(c.heading for c in left if c.heading)
-        opener = "It also covers" if keep or opening else "It covers"
+        opener = ALSO_COVERS if keep or opening else COVERS
         names = _names([c.title for c in left])
         out.append(SourcedSentence(f"{opener} {names}.", spans, "outline"))
     return out
@@ -269,12 +307,8 @@ def _no_statement(request: SummaryRequest) -> SourcedSentence:
     if found is not None:
         return SourcedSentence(f"{title}: {found.text}", heading + found.spans, "statement")
     spans = tuple((s, s + len(t)) for s, t in runs)
-    code = any(_looks_like_code_only(t) for _, t in runs)
-    what = "a code example" if code else "text without a sentence that stands alone"
-    return SourcedSentence(f"{title}: {what}.", heading + spans, "outline")
-
-
-def _looks_like_code_only(text: str) -> bool:
-    from indexer.summarizers.blocks import prose_share
-
-    return prose_share(text) < 0.2
+    return SourcedSentence(
+        f"{title}: {NO_STATEMENT}.",
+        heading + spans,
+        "outline",
+    )

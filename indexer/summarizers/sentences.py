@@ -56,11 +56,18 @@ _ABBREVIATIONS = frozenset(
 # (an unbalanced "(" must not swallow a whole paragraph).
 _MAX_SENTENCE = 600
 
+# HTML elements a manual's text may carry; "<number>" in a syntax is no tag.
+_TAGS = (
+    "a|abbr|b|big|blockquote|br|code|dd|div|dl|dt|em|font|h[1-6]|hr|i|img|kbd|li|ol|p|pre|"
+    "samp|small|span|strong|sub|sup|table|tbody|td|th|thead|tr|tt|u|ul|var"
+)
 _MARKUP = [
     (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](url), ![alt](src)
-    (re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^>]*)?/?>"), ""),  # HTML tags, not <https://…>
+    (re.compile(rf"</?(?:{_TAGS})(?:\s[^>]*)?/?>", re.IGNORECASE), ""),  # HTML tags
     (re.compile(r"(?m)^[ \t]*>[ \t]?"), ""),  # Markdown block quotes
     (re.compile(r"(\*\*|__)(\S(?:.*?\S)?)\1"), r"\2"),  # **bold**
+    (re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])"), r"\1"),  # *emphasis*
+    (re.compile(r"<((?:https?|ftp|mailto):[^>\s]+|[^@\s<>]+@[^>\s]+)>"), r"\1"),  # <url>
     (re.compile(r"`([^`]*)`"), r"\1"),  # `code`
 ]
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from indexer.sourced import SourcedSentence
+from indexer.summarizers.framing import without_frame
 from indexer.summarizers.sentences import sentence_spans
 from indexer.words import content, shared
 
@@ -43,7 +44,8 @@ class Support:
 
 
 def support(sentence: str, source: str) -> Support:
-    """How well ``source`` supports ``sentence``."""
+    """How well ``source`` supports ``sentence`` (the summarizer's own framing words aside)."""
+    sentence = without_frame(sentence)
     words = content(sentence)
     if not words:
         return Support(1.0)

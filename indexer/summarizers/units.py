@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from indexer.summarizers.blocks import LIST_ITEM, SYMBOL, TERMINAL, WORD, Block, blocks_of
 from indexer.summarizers.cues import complete, is_lead_in, leans_back, points_forward, quotable
 from indexer.summarizers.dialogue import is_content, speaker_end
+from indexer.summarizers.framing import MORE_ITEMS, MORE_LINES, MORE_ROWS
 from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
 from indexer.tokens import count_tokens
 
@@ -90,8 +91,9 @@ class _Draft:
     items: list[Piece] = field(default_factory=list)
     label: bool = False
     term: Piece | None = None
-    more: int = 0  # items (or rows) left out of a long list (or table)
+    more: int = 0  # items left out of a long list
     table: list[list[str]] | None = None  # header and rows, for a table's unit
+    code: bool = False  # the items are one short piece of code the lead-in introduces
 
 
 def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
@@ -176,7 +178,7 @@ def _paragraph(
 ) -> int:
     """The units of the paragraph ``blocks[i]``; the index of the last block it took."""
     chain: list[Piece] = []
-    pieces = _sentences(blocks[i])
+    pieces = sentence_spans(blocks[i].text, blocks[i].start)
     for j, piece in enumerate(pieces):
         text = piece.text
         heads_itself = j == 0 and (term is not None or opening)
@@ -187,12 +189,13 @@ def _paragraph(
         else:
             _emit(out, chain, labelled, term)
             chain = [piece]
-        if j == len(pieces) - 1 and is_lead_in(text):
+        if j == len(pieces) - 1 and (is_lead_in(text) or points_forward(text)):
+            # It introduces what follows: taken with it (a list, a table, a command) or not at all.
             taken = _lead_in(blocks, i + 1, chain, labelled, term)
             if taken is not None:
                 out.append(taken[0])
                 i = taken[1]
-            chain = []  # without what it introduces, a lead-in says nothing
+            chain = []
         elif points_forward(text):
             chain.pop()  # it points at what follows, which a summary does not hold
             _emit(out, chain, labelled, term)
@@ -211,9 +214,17 @@ def _lead_in(
 ) -> tuple[_Draft, int] | None:
     """A lead-in with the list or table it introduces (None: it introduces code or nothing),
     and the index of the last block taken."""
+    if i + 1 < len(blocks) and blocks[i + 1].kind == "table" and _is_caption(blocks[i]):
+        i += 1  # the table's caption sits between the lead-in and the table
     if i < len(blocks) and blocks[i].kind == "table":
         draft = _table_draft(blocks[i], None, labelled, lead=list(chain))
         return (draft, i) if draft is not None else None
+    if i < len(blocks) and blocks[i].kind == "code":
+        found = _short_code(blocks[i])
+        if found is None:
+            return None
+        code, more = found
+        return _Draft(list(chain), [code], labelled, term, more=more, code=True), i
     items, after = _list_after(blocks, i)
     if not items:
         return None
@@ -237,13 +248,34 @@ def _fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]
 
 
 def _first_sentence(block: Block) -> Piece | None:
-    pieces = _sentences(block)
+    pieces = sentence_spans(block.text, block.start)
     return pieces[0] if pieces and complete(pieces[0].text) else None
 
 
+_CAPTION = re.compile(r"^(?:table|tab\.)\s+[\w.-]+", re.IGNORECASE)
+_SHORT_CODE = 160
+
+
 def _is_caption(block: Block) -> bool:
+    """A table's caption ("Table 5.2. List of network address ranges")."""
     text = block.text.strip()
-    return "\n" not in text and 0 < len(WORD.findall(text)) <= 12 and not text.endswith(".")
+    return "\n" not in text and bool(_CAPTION.match(text)) and len(WORD.findall(text)) <= 16
+
+
+def _short_code(block: Block) -> tuple[Piece, int] | None:
+    """The code a lead-in introduces, as quoted: whole when it is short (a command, a syntax),
+    else its first line; and how many lines are left out."""
+    lines = [ln for ln in block.text.split("\n") if ln.strip() and not ln.strip().startswith("```")]
+    if not lines:
+        return None
+    whole = " ".join(ln.strip() for ln in lines)
+    shown = lines if len(lines) <= 3 and len(whole) <= _SHORT_CODE else lines[:1]
+    if len(shown[0].strip()) > _SHORT_CODE:
+        return None
+    start = block.start + block.text.index(shown[0]) + len(shown[0]) - len(shown[0].lstrip())
+    end = block.start + block.text.index(shown[-1]) + len(shown[-1].rstrip())
+    text = " ".join(ln.strip() for ln in shown)
+    return Piece(text, start, end), len(lines) - len(shown)
 
 
 def _table_draft(
@@ -255,8 +287,10 @@ def _table_draft(
         for line in block.text.split("\n")
         if "|" in line and not re.fullmatch(r"[\s|:-]+", line)
     ]
-    if len(rows) < 2 or len(rows[0]) < 2 or any(len(r) != len(rows[0]) for r in rows):
+    if len(rows) < 2 or len(rows[0]) < 2:
         return None
+    # A row with a "|" of its own in a cell cannot be told apart: it is left out.
+    rows = [rows[0], *(r for r in rows[1:] if len(r) == len(rows[0]))]
     pieces = list(lead or ([caption] if caption is not None else []))
     if not pieces:
         return None  # a table with nothing saying what it is
@@ -291,7 +325,7 @@ def _is_term(block: Block) -> bool:
     text = block.text.strip()
     if "\n" in text or block.kind not in ("heading", "paragraph", "code"):
         return False
-    bare = re.sub(r"\s*\([^()]{0,30}\)$", "", text.rstrip("¶ ").rstrip(":"))
+    bare = re.sub(r"\s*\([\w -]{0,12}\)$", "", text.rstrip("¶ ").rstrip(":"))
     words = WORD.findall(bare)
     if bare.lower() in _NOT_TERMS or not re.match(r"[A-Za-z0-9%-]", bare):
         return False
@@ -349,10 +383,6 @@ def _dialogue_units(blocks: list[Block]) -> list[_Draft]:
     return out
 
 
-def _sentences(block: Block) -> list[Piece]:
-    return sentence_spans(block.text, block.start)
-
-
 def _list_after(blocks: list[Block], i: int) -> tuple[list[Piece], int]:
     """The list items right after a lead-in (each whole), and the index after them."""
     items: list[Piece] = []
@@ -375,11 +405,20 @@ def _render(draft: _Draft) -> str:
         header, *rows = draft.table
         shown = "; ".join(", ".join(strip_markup(c) for c in row) for row in rows)
         text = f"{text.rstrip(':').rstrip('.')} ({', '.join(header)}): {shown}"
+        if draft.more:
+            text += f"; {MORE_ROWS}"
+    elif draft.code:
+        text = f"{text} `{draft.items[0].text}`"
+        if draft.more:
+            text += " " + MORE_LINES.format(n=draft.more)
+        if draft.term is not None:
+            text = f"{strip_markup(draft.term.text)}: {text}"
+        return text + ("" if text.endswith(".") else ".")
     elif draft.items:
         items = [" ".join(strip_markup(p.text).rstrip(".;,").split()) for p in draft.items]
         text = f"{text} {'; '.join(items)}"
-    if draft.more:
-        text = f"{text.rstrip('.')}; and {draft.more} more"
+    if draft.more and draft.table is None and not draft.code:
+        text = f"{text.rstrip('.')}; " + MORE_ITEMS.format(n=draft.more)
     if draft.term is not None:
         text = f"{strip_markup(draft.term.text)}: {text}"
     text = text.strip()

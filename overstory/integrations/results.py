@@ -3,8 +3,9 @@
 Each result of ``POST /v1/query`` becomes a text (the passage, or the summary) and this
 metadata: ``kind`` (``passage`` or ``summary``), ``label`` (``quote`` or ``summary of 5
 Maintenance, pp. 37–58``), ``level``, ``heading_path``, ``pages``, ``covers`` (what a summary
-covers), ``revision``, ``doc_id``, ``source``, ``node_id``, the character span, the summarizer
-and the review state; with ``expand``, a summary's best passages under ``support``.
+covers), ``revision``, ``doc_id``, ``source``, ``node_id``, the character span, the summarizer,
+the review state and a summary's ``sentences`` (each with the source spans it rests on); with
+``expand``, a summary's best passages under ``support``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ METADATA_KEYS = (
     "char_end",
     "summarizer",
     "review",
+    "sentences",
     "support",
 )
 # What a language model should see beside the text: what it is and where it is from.

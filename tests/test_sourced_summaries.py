@@ -1,0 +1,191 @@
+"""Summaries as sourced sentences: every sentence's spans slice the document and support it,
+through the cache, moves and edits, for every backend a test can run, and for every consumer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from indexer.index import Index
+from indexer.settings import Settings
+from indexer.summarizers.support import support
+from indexer.summarizers.units import units_of
+from tests.fake_openai_server import FakeOpenAIServer
+from tests.helpers import walk
+
+VALVE = """# Valve V-10 Service Note
+
+This note covers inspection and reassembly of the V-10 valve.
+
+## 1 Inspection
+
+Inspect the valve seat every 500 operating hours. Replace the O-ring 12-345 if the leak rate
+exceeds 0.5 l/h. Do not reuse a flattened O-ring.
+
+## 2 Reassembly
+
+Reassembly restores the valve after inspection.
+
+### 2.1 Bolts
+
+Tighten the four M8 bolts to 25 N·m in a cross pattern. Only when the gasket is new may you use
+28 N·m.
+
+### 2.2 Test
+
+Pressurise to 6 bar for 10 minutes unless the valve is rated below 6 bar. No visible leak is
+allowed.
+"""
+
+
+def _summaries(index: Index, doc_id: str) -> list[dict[str, Any]]:
+    return [n for n in walk(index.tree(doc_id)) if n["level"] != "passage" and n["summary"]]
+
+
+def _text(index: Index, doc_id: str) -> str:
+    catalog = index.catalog
+    return catalog.build_text(catalog.current_build(doc_id))
+
+
+def assert_sourced(index: Index, doc_id: str) -> int:
+    """Every sentence of every summary has spans that slice the document's text, and a verified
+    sentence is supported by what its spans hold; the number of sentences checked."""
+    text = _text(index, doc_id)
+    checked = 0
+    for node in _summaries(index, doc_id):
+        assert node["sentences"], node["heading_path"]
+        for sentence in node["sentences"]:
+            assert sentence["spans"], (node["heading_path"], sentence["text"])
+            sliced = []
+            for span in sentence["spans"]:
+                start, end = span["char_start"], span["char_end"]
+                assert 0 <= start < end <= len(text)
+                sliced.append(text[start:end])
+            if sentence["verified"]:
+                found = support(sentence["text"], " ".join(sliced))
+                assert found.supported, (sentence["text"], sliced, found)
+            checked += 1
+    return checked
+
+
+@pytest.fixture
+def valve(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "valve.md").write_text(VALVE, encoding="utf-8")
+    return folder
+
+
+def test_every_fixture_summary_sentence_has_spans_that_support_it(fixtures_index: Index) -> None:
+    checked = sum(assert_sourced(fixtures_index, d["doc_id"]) for d in fixtures_index.documents())
+    assert checked > 100
+
+
+def test_spans_stay_right_when_the_text_before_a_section_changes(
+    tmp_path: Path, valve: Path
+) -> None:
+    index = Index(Settings(store=tmp_path / "store", embedder="hashing"))
+    index.ingest_paths([valve])
+    before = {tuple(n["heading_path"]): n for n in _summaries(index, "valve.md")}
+    path = valve / "valve.md"
+    # A longer opening moves every later section; their summaries come from the cache.
+    path.write_text(
+        VALVE.replace("This note covers", "This service note, issue 3, covers"), encoding="utf-8"
+    )
+    report = index.ingest_paths([valve])
+    after = {tuple(n["heading_path"]): n for n in _summaries(index, "valve.md")}
+    bolts = ("Valve V-10 Service Note", "2 Reassembly", "2.1 Bolts")
+    assert after[bolts]["summary"] == before[bolts]["summary"]
+    shift = len("This service note, issue 3, covers") - len("This note covers")
+    old = [s["char_start"] for x in before[bolts]["sentences"] for s in x["spans"]]
+    new = [s["char_start"] for x in after[bolts]["sentences"] for s in x["spans"]]
+    assert new == [o + shift for o in old]
+    assert report.summarizer_calls == 1  # the document's summary only: its own text changed
+    assert_sourced(index, "valve.md")
+    index.close()
+
+
+def test_a_whitespace_edit_keeps_the_hash_but_rebuilds_the_spans_on_its_path(
+    tmp_path: Path, valve: Path
+) -> None:
+    index = Index(Settings(store=tmp_path / "store", embedder="hashing"))
+    index.ingest_paths([valve])
+    path = valve / "valve.md"
+    path.write_text(VALVE.replace("four M8 bolts", "four  M8   bolts"), encoding="utf-8")
+    report = index.ingest_paths([valve])
+    # 2.1 Bolts, 2 Reassembly and the document: the text their spans point into moved.
+    assert report.summarizer_calls == 3
+    assert_sourced(index, "valve.md")
+    index.close()
+
+
+def test_the_openai_backend_cites_and_its_citations_are_checked(
+    tmp_path: Path, valve: Path
+) -> None:
+    with FakeOpenAIServer() as server:
+        settings = Settings(
+            store=tmp_path / "store",
+            embedder="hashing",
+            summarizer="openai",
+            summarizer_base_url=server.base_url,
+            summarizer_model="fake-a",
+        )
+        index = Index(settings)
+        report = index.ingest_paths([valve])
+        assert report.ok
+        prompts = [s.user for s in server.seen]
+        assert any("[1] Inspect the valve seat every 500 operating hours." in p for p in prompts)
+    assert assert_sourced(index, "valve.md") >= 5
+    sentences = [s for n in _summaries(index, "valve.md") for s in n["sentences"]]
+    assert all(s["verified"] for s in sentences)  # the fake cites the line it copies
+    index.close()
+
+
+def test_a_sentence_is_quoted_with_what_it_leans_on_or_not_at_all() -> None:
+    text = (
+        "The ground rules are:\n\n- Send at the lowest rate.\n\n- Keep the guard time.\n\n"
+        "Compatibility macros are provided. Disabling them is possible. That would allow software"
+        " to use both libraries.\n\n"
+        "The following modes are supported: This feature is currently experimental.\n\n"
+        "The key part of the file looks like:\n\n    load_video\n    insmod gzio\n\n"
+        "blank\n\nA space or tab character.\n\n"
+        "However, the default is 8 s."
+    )
+    units = [u.text for u in units_of([(0, text)])]
+    assert "The ground rules are: Send at the lowest rate; Keep the guard time." in units
+    # "That" is the disabling: never quoted without the sentence it points back at.
+    assert not any(u.startswith("That would") for u in units)
+    assert any(
+        u.endswith("Disabling them is possible. That would allow software to use both libraries.")
+        for u in units
+    )
+    assert not any("following modes" in u for u in units)
+    assert "The key part of the file looks like: `load_video insmod gzio`." in units
+    assert "blank: A space or tab character." in units
+    assert not any(u.startswith("However") for u in units)
+
+
+def test_a_long_list_says_how_many_items_it_leaves_out() -> None:
+    items = "\n".join(f"- Item number {i} of the list, with a few words more." for i in range(40))
+    units = units_of([(0, f"The options are:\n\n{items}")])
+    assert len(units) == 1 and units[0].text.endswith("more.")
+    assert "; and " in units[0].text
+
+
+def test_query_results_and_nodes_carry_sentences_with_spans(fixtures_index: Index) -> None:
+    from retriever import QueryRequest, Retriever
+
+    retriever = Retriever(fixtures_index)
+    request = QueryRequest(
+        query="What does the maintenance chapter cover?", k=5, kinds=frozenset({"summary"})
+    )
+    out = retriever.query(request)
+    summaries = [r for r in out["results"] if r["kind"] == "summary"]
+    assert summaries
+    for r in summaries:
+        assert r["sentences"] and all(s["spans"] for s in r["sentences"])
+        for s in r["sentences"]:
+            for span in s["spans"]:
+                assert r["char_start"] <= span["char_start"] < span["char_end"] <= r["char_end"]
