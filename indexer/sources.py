@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from indexer.doc_ids import normalize_doc_id
-from indexer.errors import NotFoundError, OverstoryError, UnreadableFileError
+from indexer.errors import (
+    InvalidRequestError,
+    NotFoundError,
+    OverstoryError,
+    UnreadableFileError,
+)
+from indexer.folders import FolderRefusal, walk_folder
 from indexer.ingest import Source, file_source, read_file
 from indexer.manual import (
     ManualPage,
@@ -117,31 +123,45 @@ def discover(
 
     A folder contributes every supported file below it, its ``doc_id`` the path relative to the
     folder; a file given directly gets its name (relative to its own folder): a doc_id is never
-    a host path. Hidden files and folders are left out; other files of a type no parser reads
-    are appended to ``skipped`` with the reason.
+    a host path. Hidden files and folders are left out. A folder's other entries are appended
+    to ``skipped`` with the reason, and the walk goes on: a file of a type no parser reads, a
+    name refused as a doc_id (a control character, a drive letter), a symbolic link leaving the
+    folder or looping (see :mod:`indexer.folders`).
+
+    Raises:
+        NotFoundError: A given path does not exist.
+        InvalidRequestError: The name of a file given directly is refused as a doc_id.
     """
     suffixes = supported_suffixes()
     for given in paths:
         if given.is_dir():
-            for path in sorted(given.rglob("*")):
-                rel = path.relative_to(given)
-                if any(part.startswith(".") for part in rel.parts) or not path.is_file():
-                    continue
-                if _suffix(path) in suffixes:
-                    yield path, normalize_doc_id(rel.as_posix())
-                elif skipped is not None:
-                    skipped.append(_skip(rel.as_posix(), path, suffixes))
+            for found in walk_folder(given):
+                if isinstance(found, FolderRefusal):
+                    _report(skipped, found.rel, found.path, found.reason)
+                elif _suffix(found.path) not in suffixes:
+                    _report(skipped, found.rel, found.path, _unsupported(found.path, suffixes))
+                else:
+                    try:
+                        doc_id = normalize_doc_id(found.rel)
+                    except InvalidRequestError as exc:
+                        _report(skipped, found.rel, found.path, f"name refused: {exc.message}")
+                        continue
+                    yield found.path, doc_id
         elif given.exists():
             yield given, normalize_doc_id(given.name)
         else:
             raise NotFoundError(f"{given}: no such file or folder")
 
 
-def _skip(doc_id: str, path: Path, suffixes: frozenset[str]) -> dict[str, Any]:
+def _report(skipped: list[dict[str, Any]] | None, rel: str, path: Path, reason: str) -> None:
+    if skipped is not None:
+        skipped.append({"doc_id": rel, "source": str(path), "reason": reason})
+
+
+def _unsupported(path: Path, suffixes: frozenset[str]) -> str:
     shown = _suffix(path) or "(none)"
     supported = ", ".join(sorted(s for s in suffixes if not s.endswith(".gz")))
-    reason = f"unsupported file type {shown!r} (supported: {supported}, and .gz)"
-    return {"doc_id": doc_id, "source": str(path), "reason": reason}
+    return f"unsupported file type {shown!r} (supported: {supported}, and .gz)"
 
 
 def file_error(doc_id: str, path: Path, exc: OverstoryError | OSError) -> dict[str, Any]:
