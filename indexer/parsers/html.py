@@ -231,7 +231,9 @@ class _Extractor:
         chrome (innermost first, so a parent over emptied children is taken back too)."""
         while self._open and self._open[-1].level >= level:
             section = self._open.pop()
-            if section.chrome and self.out.pos == section.end and not self.out.buffer:
+            # The page's first heading is its title: it stays over a page of menus.
+            empty = self.out.pos == section.end and not self.out.buffer
+            if section.chrome and empty and section.index > 0:
                 self.out.rewind(section.mark, section.index)
                 if self._open:
                     self._open[-1].chrome = True

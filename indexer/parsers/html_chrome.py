@@ -30,14 +30,11 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "com
 _NAV_RELS = frozenset(
     {"next", "prev", "previous", "up", "start", "first", "last", "index", "contents", "home"}
 )
-# Kept from before the rules above, for bars and contents written without their semantics
-# (a DocBook bar without accesskeys, a Texinfo contents block without links); no generator
-# needs a name added here.
-_CHROME_CLASSES = frozenset(
-    "navheader navfooter sphinxsidebar related headerlink id_link toc contents shortcontents"
-    " toctree-wrapper nav-panel element-contents contents-heading header".split()
-)
+# Kept from before the rules above, for DocBook bars written without their accesskeys; no
+# generator needs a name added here.
+_CHROME_CLASSES = frozenset({"navheader", "navfooter"})
 _LISTS = ("ul", "ol", "dl")
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _INLINE = frozenset({"a", "span", "b", "i", "em", "strong", "code", "tt", "small", "kbd", "var"})
 # A navigation bar is short: Texinfo's "Next: …, Previous: …, Up: …" is about 10 words;
 # DocBook's bars carry two page titles.
@@ -158,9 +155,16 @@ def _navigation_bar(a: etree._Element) -> etree._Element | None:
     while block is not None and block.tag not in ("body", "html"):
         if len(_text(block).split()) > _NAV_BAR_MAX_WORDS or link_share(block) < 0.5:
             break
+        if _holds_heading(block):
+            break
         found = block
         block = block.getparent()
     return found
+
+
+def _holds_heading(el: etree._Element) -> bool:
+    """A block holding a heading is a section, never chrome around a list or bar."""
+    return el.tag in _HEADING_TAGS or next(el.iter(*_HEADING_TAGS), None) is not None
 
 
 def _is_contents_list(lst: etree._Element) -> bool:
@@ -182,6 +186,8 @@ def _with_caption(lst: etree._Element) -> etree._Element:
         if extra > _CAPTION_MAX_WORDS or _letters(_text(parent)) < inner:
             break
         if any(isinstance(c.tag, str) and c.tag in _LISTS and c is not node for c in parent):
+            break
+        if _holds_heading(parent):
             break
         node = parent
         parent = node.getparent()
