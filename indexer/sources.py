@@ -22,7 +22,7 @@ from indexer.errors import (
 from indexer.folders import FolderRefusal, walk_folder
 from indexer.ingest import Source, file_source, read_file
 from indexer.manual import ManualPage, is_manual_file, manual_revision, parse_manual
-from indexer.manual_site import is_html_name, read_site
+from indexer.manual_site import SiteReading, is_html_name, read_site
 from indexer.parsers import supported_suffixes
 from indexer.settings import Settings
 
@@ -77,6 +77,19 @@ def _file_loader(settings: Settings, path: Path, doc_id: str) -> Callable[[], So
     return load
 
 
+def read_html_manual(
+    paths: list[Path], read: Callable[[Path], bytes] = Path.read_bytes
+) -> tuple[SiteReading, list[tuple[str, str]]] | None:
+    """How ``ingest --manual PATHS`` reads these paths as an HTML manual: the reading and the
+    folder's entries refused before it (links leaving the folder, other documents); None when
+    the paths are no HTML manual."""
+    site = _html_site(paths)
+    if site is None:
+        return None
+    files, aliases, start, refused, whole = site
+    return read_site(files, read, start=start, aliases=aliases, report_unreached=whole), refused
+
+
 def _manual(
     paths: list[Path],
     settings: Settings,
@@ -87,13 +100,12 @@ def _manual(
     def read(path: Path) -> bytes:
         return read_file(settings, path, source=f"{doc_id}: {path.name}")
 
-    site = _html_site(paths)
-    if site is not None:
-        files, aliases, start, refused, whole = site
-        reading = read_site(files, read, start=start, aliases=aliases, report_unreached=whole)
+    found = read_html_manual(paths, read)
+    if found is not None:
+        reading, refused = found
+        folder = paths[0] if paths[0].is_dir() else paths[0].parent
         for name, reason in refused + reading.refused:
-            path = files.get(name) or files.get(f"{name}.gz") or paths[0] / name
-            _report(skipped, f"{doc_id}: {name}", path, reason)
+            _report(skipped, f"{doc_id}: {name}", folder / name, reason)
         pages = [ManualPage(p.name, p.data, p.parent, title=p.title) for p in reading.pages]
         furniture = reading.furniture
         title = None

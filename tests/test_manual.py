@@ -173,3 +173,76 @@ def test_a_themes_page_footer_is_chrome_and_an_articles_footer_is_content() -> N
     text = parse_bytes(page.encode(), filename="zones.html").text
     assert "Zone text." in text and "Article footnote." in text
     assert "Built with Sphinx" not in text and "Copyright" not in text
+
+
+def test_a_folder_with_a_refused_name_and_an_outside_link_ingests_the_rest(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "docs"
+    (folder / "sub").mkdir(parents=True)
+    shutil.copy(FIXTURES / "pump-x200.md", folder / "pump-x200.md")
+    (folder / "sub" / "notes.md").write_text("# Notes\n\nThe seal kit is part 77.\n")
+    (folder / "bad\nname.md").write_text("# Bad\n\nA refused name.\n")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("A system file that must not be indexed.\n")
+    (folder / "secret.txt").symlink_to(outside)
+    (folder / "sub" / "loop").symlink_to(folder / "sub")
+    store = tmp_path / "store"
+    code, report, _ = run_cli("ingest", str(folder), "--store", str(store), "--json", env=HASHING)
+    assert sorted(d["doc_id"] for d in report["documents"]) == ["pump-x200.md", "sub/notes.md"]
+    reasons = {s["doc_id"]: s["reason"] for s in report["skipped"]}
+    assert "name refused" in reasons["bad\nname.md"]
+    assert "leaving the folder" in reasons["secret.txt"]
+    assert "loop" in reasons["sub/loop"]
+    _, docs, _ = run_cli("docs", "--store", str(store), "--json", env=HASHING)
+    assert "secret.txt" not in {d["doc_id"] for d in docs["documents"]}
+
+
+def _texinfo_node(name: str, title: str, body: str, *, up: str, menu: str = "") -> str:
+    return (
+        '<html><head><meta name="Generator" content="makeinfo"><title>'
+        f"{title} (Widget)</title></head><body><div class=\"header\"><p>Next: "
+        f'<a href="x.html" accesskey="n" rel="next">X</a>, Up: <a href="{up}" accesskey="u" '
+        f'rel="up">Up</a></p></div><h2>{title}</h2><p>{body}</p>{menu}</body></html>'
+    )
+
+
+def _menu(*links: tuple[str, str]) -> str:
+    items = "".join(f'<li><a href="{href}">{text}</a></li>' for href, text in links)
+    return f"<ul>{items}</ul>"
+
+
+def test_a_texinfo_folder_nests_nodes_by_their_up_links_in_menu_order(tmp_path: Path) -> None:
+    book = tmp_path / "widget.html"
+    book.mkdir()
+    pages = {
+        "index.html": _texinfo_node(
+            "index", "Widget", "The widget manual.", up="../dir/index.html",
+            menu=_menu(("Using.html", "Using"), ("Caring.html", "Caring")),
+        ),
+        # Alphabetically Caring comes first; the Top node's menu says Using does.
+        "Using.html": _texinfo_node(
+            "Using", "1 Using", "How to use it.", up="index.html",
+            menu=_menu(("Starting.html", "Starting"), ("Stopping.html", "Stopping")),
+        ),
+        "Stopping.html": _texinfo_node("Stopping", "1.2 Stopping", "Press stop.", up="Using.html"),
+        "Starting.html": _texinfo_node("Starting", "1.1 Starting", "Press go.", up="Using.html"),
+        "Caring.html": _texinfo_node("Caring", "2 Caring", "Oil it weekly.", up="index.html"),
+        "Old.html": '<html><head><meta http-equiv="Refresh" content="0; url=Caring.html">'
+        "</head><body><p>Moved.</p></body></html>",
+    }  # fmt: skip
+    for name, html in pages.items():
+        (book / name).write_text(html, encoding="utf-8")
+    store = tmp_path / "store"
+    code, report, _ = run_cli("ingest", str(book), "--manual", "--doc-id", "widget",
+                              "--store", str(store), "--json", env=HASHING)  # fmt: skip
+    assert code == 0
+    assert [(s["doc_id"], s["reason"]) for s in report["skipped"]] == [
+        ("widget: Old.html", "a redirection to Caring.html")
+    ]
+    _, tree, _ = run_cli("tree", "widget", "--store", str(store), "--json", env=HASHING)
+    tops = [(c["title"], [g["title"] for g in c["children"] if g["level"] != "passage"])
+            for c in tree["children"] if c["level"] != "passage"]  # fmt: skip
+    assert tops == [("1 Using", ["1.1 Starting", "1.2 Stopping"]), ("2 Caring", [])]
+    text = str(tree)
+    assert "Next:" not in text and "Press go." in text
