@@ -6,7 +6,7 @@ For every page of each HTML manual of the corpus suite (tuning manuals only), sc
 reader of the passages notices:
 
 - ``furniture_lines``: extracted lines that are one of the manual's repeated blocks (text found
-  on a tenth of its pages or more, digits masked): navigation, footers, menus left in.
+  on a fifth of its pages or more, digits masked): navigation, footers, menus left in.
 - ``headings_kept``: the page's own headings (``h1``–``h6`` outside navigation) found in the
   text: what the heading tree is built from.
 - ``code_kept``: ``pre`` blocks whose first line is in the text (examples, synopses).
@@ -76,7 +76,7 @@ def _repeated(trees: list[Any]) -> set[str]:
             if 20 <= len(text) <= 300:
                 found.add(text)
         counts.update(found)
-    need = max(3, math.ceil(0.1 * len(trees)))
+    need = max(3, math.ceil(0.2 * len(trees)))
     return {t for t, n in counts.items() if n >= need}
 
 
@@ -85,7 +85,8 @@ def _headings(root: Any) -> list[str]:
     for h in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
         if any(p.tag in _SKIP_PARENTS for p in h.iterancestors()):
             continue
-        text = " ".join("".join(h.itertext()).split())
+        # Sphinx and Doxygen end a heading with a permalink symbol the text leaves out.
+        text = " ".join("".join(h.itertext()).split()).rstrip("¶#§ ")
         if len(text) > 3:
             out.append(text)
     return out

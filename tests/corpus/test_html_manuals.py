@@ -45,8 +45,8 @@ def _norm(text: str) -> str:
 
 
 def _repeated_blocks(files: list[Path]) -> set[str]:
-    """Text blocks found on at least a tenth of the pages (three or more): the manual's
-    furniture as a reader scanning its pages sees it (stricter than the reader's quarter)."""
+    """Text blocks found on at least a fifth of the pages (three or more): the manual's
+    furniture as a reader scanning its pages sees it (the reader takes a quarter)."""
     counts: Counter[str] = Counter()
     for path in files:
         try:
@@ -64,7 +64,7 @@ def _repeated_blocks(files: list[Path]) -> set[str]:
             if 20 <= len(text) <= 300:
                 found.add(text)
         counts.update(found)
-    need = max(3, math.ceil(0.1 * len(files)))
+    need = max(3, math.ceil(0.2 * len(files)))
     return {t for t, n in counts.items() if n >= need}
 
 
