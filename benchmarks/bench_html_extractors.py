@@ -145,7 +145,7 @@ def _ours(furniture: Furniture) -> Callable[[str, bytes], str]:
     return extract
 
 
-def run() -> dict[str, Any]:
+def main() -> dict[str, Any]:
     """Score every available extractor on every installed manual."""
     try:
         import trafilatura
@@ -175,4 +175,4 @@ def run() -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    run()
+    main()

@@ -108,6 +108,12 @@ def read_site(
         return SiteReading("generic", start, [], refused)
     folder = paths[start].parent
     site = Site(pages, raw, start, read_file=lambda n: _read_extra(folder, n), aliases=names)
+    site.report_unreached = report_unreached
+    return _read_outline(site, folder_refused=refused)
+
+
+def _read_outline(site: Site, *, folder_refused: list[tuple[str, str]]) -> SiteReading:
+    pages, start = site.pages, site.start
     generator = detect(site)
     furniture = find_furniture(list(pages.values()))
     chromes = {name: PageChrome(root, furniture=furniture) for name, root in pages.items()}
@@ -131,21 +137,31 @@ def read_site(
     indexes.update(bare)
     outline = _without(outline, set(bare))
     placed = {start} | {n.page for e in outline for n in e.walk() if n.page is not None}
-    if report_unreached:
+    refused = list(folder_refused)
+    if site.report_unreached:
         refused.extend(sorted(indexes.items()))
-        from_nav = _linked_from_chrome(site, placed, chromes)
-        for name in sorted(set(pages) - placed - set(indexes)):
-            site_dir = next((d for d in nested if name.startswith(f"{d}/")), None)
-            if site_dir is not None:
-                reason = f"part of another site in the folder ({site_dir}/, its own start page)"
-            elif name in from_nav:
-                reason = "reached only from the navigation bars, not from the manual's text"
-            else:
-                reason = "no page of the manual links to it"
-            refused.append((name, reason))
-    ordered = [SitePage(start, raw[start])]
-    ordered.extend(_flatten(outline, raw, None))
+        refused.extend(_unreached(site, placed | set(indexes), nested, chromes))
+    ordered = [SitePage(start, site.raw[start])]
+    ordered.extend(_flatten(outline, site.raw, None))
     return SiteReading(generator.name, start, ordered, refused, furniture)
+
+
+def _unreached(
+    site: Site, placed: set[str], nested: list[str], chromes: dict[str, PageChrome]
+) -> list[tuple[str, str]]:
+    """The pages left unread, each with the reason."""
+    from_nav = _linked_from_chrome(site, placed, chromes)
+    out = []
+    for name in sorted(set(site.pages) - placed):
+        site_dir = next((d for d in nested if name.startswith(f"{d}/")), None)
+        if site_dir is not None:
+            reason = f"part of another site in the folder ({site_dir}/, its own start page)"
+        elif name in from_nav:
+            reason = "reached only from the navigation bars, not from the manual's text"
+        else:
+            reason = "no page of the manual links to it"
+        out.append((name, reason))
+    return out
 
 
 def _as_list(start: str | list[str]) -> list[str]:

@@ -201,7 +201,7 @@ def test_a_folder_with_a_refused_name_and_an_outside_link_ingests_the_rest(
 def _texinfo_node(name: str, title: str, body: str, *, up: str, menu: str = "") -> str:
     return (
         '<html><head><meta name="Generator" content="makeinfo"><title>'
-        f"{title} (Widget)</title></head><body><div class=\"header\"><p>Next: "
+        f'{title} (Widget)</title></head><body><div class="header"><p>Next: '
         f'<a href="x.html" accesskey="n" rel="next">X</a>, Up: <a href="{up}" accesskey="u" '
         f'rel="up">Up</a></p></div><h2>{title}</h2><p>{body}</p>{menu}</body></html>'
     )

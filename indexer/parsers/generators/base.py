@@ -48,6 +48,7 @@ class Site:
     aliases: dict[str, str] = field(default_factory=dict)  # another name (a link) → page
     # Pages whose lists the outline was made of (a site map): structure, not text.
     contents_pages: set[str] = field(default_factory=set)
+    report_unreached: bool = True  # every page must be read or reported (a folder was given)
 
     def resolve(self, base: str, href: str | None) -> str | None:
         """The page a link of page ``base`` leads to, or None (another site, a missing page,
