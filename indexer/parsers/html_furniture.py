@@ -6,9 +6,10 @@ with its caption in the same slot of every page. Like a PDF's running headers th
 the page's text, and because each is on many pages a passage made of one would match the same
 queries everywhere. A block is furniture when its text, digits masked (dates and versions
 change from page to page), is found on at least a quarter of the manual's pages (and on three
-or more); and a short block holding a picture is furniture when its shape (the element names
-and classes below it) recurs the same way, captions differing. Headings and preformatted
-blocks are never furniture: a manual repeats a section name ("Description", "Method Summary")
+or more); and a short block holding a picture is furniture when its shape (the block elements
+and classes below it) recurs the same way, captions differing, or when its caption links where
+the captions of a quarter of the pages do (a picture credit). Headings and preformatted blocks
+are never furniture: a manual repeats a section name ("Description", "Method Summary")
 or an example line on purpose.
 """
 
@@ -29,6 +30,7 @@ _DIGITS = re.compile(r"\d+")
 _MIN_CHARS = 8  # shorter repeated blocks ("Note", "Returns:") are labels, not furniture
 _MAX_CHARS = 4000  # a repeated block this long is content (a licence), not a page's template
 _PICTURE_MAX_WORDS = 40
+_INLINE = frozenset({"a", "em", "strong", "i", "b", "span", "code", "br", "small", "sup", "sub"})
 MIN_PAGES = 3
 PAGE_SHARE = 0.25
 
@@ -50,8 +52,7 @@ class Furniture:
         text = _text_key(el)
         if text is not None and text in self.texts:
             return True
-        shape = _shape_key(el)
-        return shape is not None and shape in self.shapes
+        return any(key in self.shapes for key in _picture_keys(el))
 
     def __bool__(self) -> bool:
         return bool(self.texts or self.shapes)
@@ -69,9 +70,20 @@ def _shape_key(el: etree._Element) -> str | None:
         return None
     parts = []
     for node in el.iter():
-        if isinstance(node.tag, str):
+        # Inline markup varies with the caption's words (an <em> more or less): left out.
+        if isinstance(node.tag, str) and node.tag not in _INLINE:
             parts.append(f"{node.tag}.{'.'.join(sorted((node.get('class') or '').split()))}")
     return "/".join(parts)
+
+
+def _picture_keys(el: etree._Element) -> list[str]:
+    """A short picture block's shape, and the places its caption links to (a credit line
+    pointing where the other pages' do)."""
+    shape = _shape_key(el)
+    if shape is None:
+        return []
+    links = sorted({a.get("href") or "" for a in el.iter("a") if "://" in (a.get("href") or "")})
+    return [shape, "links:" + " ".join(links)] if links else [shape]
 
 
 def _blocks(root: etree._Element) -> Iterable[etree._Element]:
@@ -96,9 +108,7 @@ def find_furniture(pages: list[etree._Element]) -> Furniture:
             text = _text_key(el)
             if text is not None:
                 page_texts.add(text)
-            shape = _shape_key(el)
-            if shape is not None:
-                page_shapes.add(shape)
+            page_shapes.update(_picture_keys(el))
         texts.update(page_texts)
         shapes.update(page_shapes)
     need = max(MIN_PAGES, math.ceil(PAGE_SHARE * len(pages)))
