@@ -246,3 +246,60 @@ def test_a_texinfo_folder_nests_nodes_by_their_up_links_in_menu_order(tmp_path: 
     assert tops == [("1 Using", ["1.1 Starting", "1.2 Stopping"]), ("2 Caring", [])]
     text = str(tree)
     assert "Next:" not in text and "Press go." in text
+
+
+_RELATED = (
+    '<div class="sect1"><h2>1. Related Links</h2><ul><li><a href="a.html">Alpha</a></li>'
+    '<li><a href="b.html">Beta</a></li></ul></div>'
+)
+
+
+def _adoc_page(title: str, body: str, *, picture: str, day: int) -> str:
+    return (
+        '<html><head><meta name="generator" content="Asciidoctor 2.0.18"></head><body>'
+        f'<div id="header"><h1>{title}</h1></div><div id="content"><div id="preamble">'
+        f'<table><tr><td><img src="pic/{picture}.gif"></td><td><a href="https://x.org/pics">'
+        f"from <em>{picture.title()}</em></a><p>A caption about {picture}.</p></td></tr></table>"
+        f'</div>{_RELATED}<div class="sect1"><h2>2. Body</h2>'
+        f'<p>{body}</p></div></div><div id="footer">Last updated 2023-07-{day:02d} 10:00 UTC'
+        "</div></body></html>"
+    )
+
+
+def test_an_asciidoctor_site_is_outlined_by_its_site_map_without_its_furniture(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "html"
+    site.mkdir()
+    pages = {
+        "index.html": _adoc_page("Widget Site", "Welcome to widgets.", picture="owl", day=1),
+        "a.html": _adoc_page("Alpha Guide", "Alpha valves open at two bar.", picture="cat", day=2),
+        "b.html": _adoc_page("Beta Guide", "Beta valves close at three.", picture="dog", day=3),
+        "c.html": _adoc_page("Gamma Notes", "Gamma is linked from Beta.", picture="emu", day=4),
+        "sitemap.html": _adoc_page("Site Map", "", picture="fox", day=5)
+        .replace(_RELATED, "")
+        .replace(
+            "<h2>2. Body</h2><p></p>",
+            '<h2>Guides</h2><ul><li><a href="b.html">Beta Guide</a></li>'
+            '<li><a href="a.html">Alpha Guide</a></li><li><a href="index.html">Home</a></li></ul>',
+        ),
+    }
+    pages["b.html"] = pages["b.html"].replace("Beta valves", 'See <a href="c.html">Gamma</a>. Beta')
+    for name, html in pages.items():
+        (site / name).write_text(html, encoding="utf-8")
+    store = tmp_path / "store"
+    code, report, _ = run_cli("ingest", str(site), "--manual", "--doc-id", "w",
+                              "--store", str(store), "--json", env=HASHING)  # fmt: skip
+    assert code == 0
+    assert [s["doc_id"] for s in report["skipped"]] == ["w: sitemap.html"]
+    _, tree, _ = run_cli("tree", "w", "--store", str(store), "--json", env=HASHING)
+    chapters = [c["title"] for c in tree["children"] if c["level"] != "passage"]
+    # the site map's order (Beta before Alpha; its one heading groups nothing), Gamma under
+    # the page linking to it
+    assert chapters[-2:] == ["Beta Guide", "Alpha Guide"]
+    beta = next(n for n in walk(tree) if n.get("title") == "Beta Guide")
+    assert "Gamma Notes" in [c["title"] for c in beta["children"]]
+    text = str(tree)
+    for chrome in ("Last updated", "A caption about", "Related Links", "from Owl"):
+        assert chrome not in text
+    assert "Alpha valves open at two bar." in text

@@ -30,6 +30,7 @@ _DIGITS = re.compile(r"\d+")
 _MIN_CHARS = 8  # shorter repeated blocks ("Note", "Returns:") are labels, not furniture
 _MAX_CHARS = 4000  # a repeated block this long is content (a licence), not a page's template
 _PICTURE_MAX_WORDS = 40
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _INLINE = frozenset({"a", "em", "strong", "i", "b", "span", "code", "br", "small", "sup", "sub"})
 MIN_PAGES = 3
 PAGE_SHARE = 0.25
@@ -68,6 +69,8 @@ def _text_key(el: etree._Element) -> str | None:
 def _shape_key(el: etree._Element) -> str | None:
     if el.find(".//img") is None or len("".join(el.itertext()).split()) > _PICTURE_MAX_WORDS:
         return None
+    if next(el.iter(*_HEADINGS), None) is not None:
+        return None  # a section (a short page's whole text), not a picture with its caption
     parts = []
     for node in el.iter():
         # Inline markup varies with the caption's words (an <em> more or less): left out.
