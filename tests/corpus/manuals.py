@@ -305,7 +305,7 @@ HTML_MANUALS: tuple[CorpusManual, ...] = (
             "Developer Guide",
             "About",
         ),
-        furniture=re.compile(r"Documentation built with|Maintained by the MkDocs Team|Edit on GitHub"),
+        furniture=re.compile(r"Documentation built with|Maintained by the MkDocs Team"),
     ),
     CorpusManual(
         name="doxygen",
