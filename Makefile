@@ -45,8 +45,9 @@ test: install browser postgres
 
 # Real manuals from Debian packages (installed with apt-get when missing, as root; skipped with
 # the command to run otherwise); writes benchmarks/results/corpus.json. Not part of `make test`.
+# The one-time ingest of every manual runs inside the first test: hence the longer timeout.
 test-corpus: install
-	OVERSTORY_CORPUS_SUITE=1 CORPUS_ONLY=$(CORPUS_ONLY) $(BIN)/pytest -q -p no:cacheprovider tests/corpus
+	OVERSTORY_CORPUS_SUITE=1 CORPUS_ONLY=$(CORPUS_ONLY) $(BIN)/pytest -q -p no:cacheprovider -o timeout=2400 tests/corpus
 
 # llama-cpp-python compiles llama.cpp from source (8-17 min on 2 cores, once); GGML_NATIVE=OFF
 # keeps the wheel portable. Then the tests marked `llm` (llama.cpp's server and in-process).

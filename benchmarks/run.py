@@ -58,6 +58,12 @@ def _http_load() -> Result:
     return bench_http_load.main()
 
 
+def _html_extractors() -> Result:
+    from benchmarks import bench_html_extractors
+
+    return bench_html_extractors.main()
+
+
 def _ingest() -> Result:
     from benchmarks import bench_ingest
 
@@ -118,6 +124,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "cluster": _cluster,
     "crash": _crash,
     "encoder": _encoder,
+    "html_extractors": _html_extractors,
     "http_load": _http_load,
     "ingest": _ingest,
     "mix": _mix,

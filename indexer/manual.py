@@ -19,14 +19,19 @@ only: the other pages' summaries are cache hits.
 
 from __future__ import annotations
 
+import html
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.hashing import hash_bytes, hash_parts
+from indexer.manual_site import is_html_name
 from indexer.parsers import ParsedDocument, Section, parse_bytes
-from indexer.parsers.registry import is_supported
+from indexer.parsers.html import parse_html
+from indexer.parsers.html_furniture import Furniture
+from indexer.parsers.registry import is_supported, plain_bytes
 from indexer.tree import title_section
 
 SEPARATOR = "\n\n"
@@ -36,15 +41,22 @@ _HTML_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
 _START_PAGES = ("index.html", "index.htm", "index.html.gz")
 # Sphinx appends the project to every page title ("Chapter 3 — BIND 9 9.18 documentation").
 _TITLE_SUFFIX = re.compile(r"\s+[—|–-]\s+[^—|–]*$")
+# Doxygen puts the project first ("Doxygen: Installation").
+_PREFIX_SEPS = (": ", " - ", " — ", " | ")
 
 
 @dataclass
 class ManualPage:
-    """One file of a manual: its name inside the manual, its bytes, and its parent page."""
+    """One file of a manual: its name inside the manual, its bytes, and its parent page.
+
+    A group (``title`` set, no bytes) heads the pages below it without being a page: a
+    Sphinx toctree caption, a MkDocs nav section, a site map's heading.
+    """
 
     name: str
     data: bytes
     parent: str | None = None
+    title: str | None = None
 
 
 @dataclass
@@ -120,7 +132,9 @@ def start_page(folder: Path) -> Path | None:
 
 def manual_revision(pages: list[ManualPage]) -> str:
     """The manual's content hash: every page's name, parent and bytes, in order."""
-    return hash_parts([f"{p.name}\n{p.parent or ''}\n{hash_bytes(p.data)}" for p in pages])
+    return hash_parts(
+        [f"{p.name}\n{p.parent or ''}\n{p.title or ''}\n{hash_bytes(p.data)}" for p in pages]
+    )
 
 
 def is_manual_file(path: Path) -> bool:
@@ -133,11 +147,16 @@ class _Part:
     page: ManualPage
     parsed: ParsedDocument
     offset: int
+    prefix: str = ""  # what every page's <title> starts with (the project's name)
     section: Section = field(init=False)
 
 
 def parse_manual(
-    pages: list[ManualPage], *, title: str | None = None, front: bool = False
+    pages: list[ManualPage],
+    *,
+    title: str | None = None,
+    front: bool = False,
+    furniture: Furniture | None = None,
 ) -> ParsedDocument:
     """Join the pages into one document (see the module docstring).
 
@@ -146,15 +165,21 @@ def parse_manual(
         title: The manual's title; with ``front``, by default the start page's.
         front: The first page is the book's start page: its title is the manual's and its
             text the manual's front matter, not a chapter.
+        furniture: The blocks repeated across the manual's HTML pages, left out of their text.
 
     Raises:
         BadInputError: A page is empty, binary or corrupt (named in the message).
     """
     parts: list[_Part] = []
+    groups: dict[str, tuple[ManualPage, int]] = {}
+    prefix = _project_prefix(pages)
     offset = 0
     for page in pages:
-        parsed = parse_bytes(page.data, filename=page.name)
-        parts.append(_Part(page, parsed, offset))
+        if page.title is not None and not page.data:
+            groups[page.name] = (page, offset)
+            continue
+        parsed = _parse_page(page, furniture)
+        parts.append(_Part(page, parsed, offset, prefix))
         offset += len(parsed.text) + len(SEPARATOR)
     text = SEPARATOR.join(p.parsed.text for p in parts)
     front_part = parts[0] if front and parts else None
@@ -162,17 +187,52 @@ def parse_manual(
         title = _page_title(front_part)
     root = Section(None, 0, 0, len(text), 0, 0)
     by_name: dict[str, Section] = {}
+    sections: dict[str, Section] = {}
     for part in parts:
-        if part is front_part:
-            _graft_front(root, part)
+        if part is not front_part:
+            part.section = _page_section(part)
+            sections[part.page.name] = part.section
+    for name, (group, at) in groups.items():
+        sections[name] = Section(group.title, 1, at, at, at, at)
+    for page in pages:
+        section = sections.get(page.name)
+        if section is None:
+            if front_part is not None and page is front_part.page:
+                _graft_front(root, front_part)
             continue
-        part.section = _page_section(part)
-        parent = by_name.get(part.page.parent or "", root)
-        parent.children.append(part.section)
-        by_name[part.page.name] = part.section
+        parent = by_name.get(page.parent or "", root)
+        parent.children.append(section)
+        by_name[page.name] = section
     _close(root, len(text))
     fmt = parts[0].parsed.format if parts else "text"
     return ParsedDocument(text=text, root=root, format=fmt, page_starts=None, title=title)
+
+
+def _parse_page(page: ManualPage, furniture: Furniture | None) -> ParsedDocument:
+    if furniture is not None and is_html_name(page.name):
+        return parse_html(plain_bytes(page.data, filename=page.name), filename=page.name,
+                          furniture=furniture)  # fmt: skip
+    return parse_bytes(page.data, filename=page.name)
+
+
+def html_title(data: bytes) -> str:
+    """The page's ``<title>``, entities decoded, on one line ('' when it has none)."""
+    m = _HTML_TITLE.search(data[:65536])
+    return " ".join(html.unescape(m.group(1).decode("utf-8", "replace")).split()) if m else ""
+
+
+def _project_prefix(pages: list[ManualPage]) -> str:
+    """The prefix most pages' ``<title>`` share ("Doxygen: "): the manual's name."""
+    heads: Counter[str] = Counter()
+    titles = [html_title(p.data) for p in pages if p.data and is_html_name(p.name)]
+    for title in titles:
+        cuts = [title.find(sep) + len(sep) for sep in _PREFIX_SEPS if sep in title]
+        if cuts:
+            heads[title[: min(cuts)]] += 1
+    if not heads or len(titles) < 2:
+        return ""
+    prefix, count = heads.most_common(1)[0]
+    return prefix if count >= 0.25 * len(titles) else ""
 
 
 def _page_title(part: _Part) -> str:
@@ -181,12 +241,11 @@ def _page_title(part: _Part) -> str:
         return titled.title
     if part.parsed.title:
         return part.parsed.title
-    m = _HTML_TITLE.search(part.page.data[:65536])
-    if m:
-        found = " ".join(m.group(1).decode("utf-8", "replace").split())
-        found = _TITLE_SUFFIX.sub("", found) or found
-        if found:
-            return found
+    found = html_title(part.page.data)
+    if part.prefix and found.startswith(part.prefix) and len(found) > len(part.prefix):
+        found = found[len(part.prefix) :]
+    if found:
+        return _TITLE_SUFFIX.sub("", found) or found
     return part.page.name.rsplit("/", 1)[-1].split(".", 1)[0]
 
 

@@ -173,3 +173,133 @@ def test_a_themes_page_footer_is_chrome_and_an_articles_footer_is_content() -> N
     text = parse_bytes(page.encode(), filename="zones.html").text
     assert "Zone text." in text and "Article footnote." in text
     assert "Built with Sphinx" not in text and "Copyright" not in text
+
+
+def test_a_folder_with_a_refused_name_and_an_outside_link_ingests_the_rest(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "docs"
+    (folder / "sub").mkdir(parents=True)
+    shutil.copy(FIXTURES / "pump-x200.md", folder / "pump-x200.md")
+    (folder / "sub" / "notes.md").write_text("# Notes\n\nThe seal kit is part 77.\n")
+    (folder / "bad\nname.md").write_text("# Bad\n\nA refused name.\n")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("A system file that must not be indexed.\n")
+    (folder / "secret.txt").symlink_to(outside)
+    (folder / "sub" / "loop").symlink_to(folder / "sub")
+    store = tmp_path / "store"
+    code, report, _ = run_cli("ingest", str(folder), "--store", str(store), "--json", env=HASHING)
+    assert sorted(d["doc_id"] for d in report["documents"]) == ["pump-x200.md", "sub/notes.md"]
+    reasons = {s["doc_id"]: s["reason"] for s in report["skipped"]}
+    assert "name refused" in reasons["bad\nname.md"]
+    assert "leaving the folder" in reasons["secret.txt"]
+    assert "loop" in reasons["sub/loop"]
+    _, docs, _ = run_cli("docs", "--store", str(store), "--json", env=HASHING)
+    assert "secret.txt" not in {d["doc_id"] for d in docs["documents"]}
+
+
+def _texinfo_node(name: str, title: str, body: str, *, up: str, menu: str = "") -> str:
+    return (
+        '<html><head><meta name="Generator" content="makeinfo"><title>'
+        f'{title} (Widget)</title></head><body><div class="header"><p>Next: '
+        f'<a href="x.html" accesskey="n" rel="next">X</a>, Up: <a href="{up}" accesskey="u" '
+        f'rel="up">Up</a></p></div><h2>{title}</h2><p>{body}</p>{menu}</body></html>'
+    )
+
+
+def _menu(*links: tuple[str, str]) -> str:
+    items = "".join(f'<li><a href="{href}">{text}</a></li>' for href, text in links)
+    return f"<ul>{items}</ul>"
+
+
+def test_a_texinfo_folder_nests_nodes_by_their_up_links_in_menu_order(tmp_path: Path) -> None:
+    book = tmp_path / "widget.html"
+    book.mkdir()
+    pages = {
+        "index.html": _texinfo_node(
+            "index", "Widget", "The widget manual.", up="../dir/index.html",
+            menu=_menu(("Using.html", "Using"), ("Caring.html", "Caring")),
+        ),
+        # Alphabetically Caring comes first; the Top node's menu says Using does.
+        "Using.html": _texinfo_node(
+            "Using", "1 Using", "How to use it.", up="index.html",
+            menu=_menu(("Starting.html", "Starting"), ("Stopping.html", "Stopping")),
+        ),
+        "Stopping.html": _texinfo_node("Stopping", "1.2 Stopping", "Press stop.", up="Using.html"),
+        "Starting.html": _texinfo_node("Starting", "1.1 Starting", "Press go.", up="Using.html"),
+        "Caring.html": _texinfo_node("Caring", "2 Caring", "Oil it weekly.", up="index.html"),
+        "Old.html": '<html><head><meta http-equiv="Refresh" content="0; url=Caring.html">'
+        "</head><body><p>Moved.</p></body></html>",
+    }  # fmt: skip
+    for name, html in pages.items():
+        (book / name).write_text(html, encoding="utf-8")
+    store = tmp_path / "store"
+    code, report, _ = run_cli("ingest", str(book), "--manual", "--doc-id", "widget",
+                              "--store", str(store), "--json", env=HASHING)  # fmt: skip
+    assert code == 0
+    assert [(s["doc_id"], s["reason"]) for s in report["skipped"]] == [
+        ("widget: Old.html", "a redirection to Caring.html")
+    ]
+    _, tree, _ = run_cli("tree", "widget", "--store", str(store), "--json", env=HASHING)
+    tops = [(c["title"], [g["title"] for g in c["children"] if g["level"] != "passage"])
+            for c in tree["children"] if c["level"] != "passage"]  # fmt: skip
+    assert tops == [("1 Using", ["1.1 Starting", "1.2 Stopping"]), ("2 Caring", [])]
+    text = str(tree)
+    assert "Next:" not in text and "Press go." in text
+
+
+_RELATED = (
+    '<div class="sect1"><h2>1. Related Links</h2><ul><li><a href="a.html">Alpha</a></li>'
+    '<li><a href="b.html">Beta</a></li></ul></div>'
+)
+
+
+def _adoc_page(title: str, body: str, *, picture: str, day: int) -> str:
+    return (
+        '<html><head><meta name="generator" content="Asciidoctor 2.0.18"></head><body>'
+        f'<div id="header"><h1>{title}</h1></div><div id="content"><div id="preamble">'
+        f'<table><tr><td><img src="pic/{picture}.gif"></td><td><a href="https://x.org/pics">'
+        f"from <em>{picture.title()}</em></a><p>A caption about {picture}.</p></td></tr></table>"
+        f'</div>{_RELATED}<div class="sect1"><h2>2. Body</h2>'
+        f'<p>{body}</p></div></div><div id="footer">Last updated 2023-07-{day:02d} 10:00 UTC'
+        "</div></body></html>"
+    )
+
+
+def test_an_asciidoctor_site_is_outlined_by_its_site_map_without_its_furniture(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "html"
+    site.mkdir()
+    pages = {
+        "index.html": _adoc_page("Widget Site", "Welcome to widgets.", picture="owl", day=1),
+        "a.html": _adoc_page("Alpha Guide", "Alpha valves open at two bar.", picture="cat", day=2),
+        "b.html": _adoc_page("Beta Guide", "Beta valves close at three.", picture="dog", day=3),
+        "c.html": _adoc_page("Gamma Notes", "Gamma is linked from Beta.", picture="emu", day=4),
+        "sitemap.html": _adoc_page("Site Map", "", picture="fox", day=5)
+        .replace(_RELATED, "")
+        .replace(
+            "<h2>2. Body</h2><p></p>",
+            '<h2>Guides</h2><ul><li><a href="b.html">Beta Guide</a></li>'
+            '<li><a href="a.html">Alpha Guide</a></li><li><a href="index.html">Home</a></li></ul>',
+        ),
+    }
+    pages["b.html"] = pages["b.html"].replace("Beta valves", 'See <a href="c.html">Gamma</a>. Beta')
+    for name, html in pages.items():
+        (site / name).write_text(html, encoding="utf-8")
+    store = tmp_path / "store"
+    code, report, _ = run_cli("ingest", str(site), "--manual", "--doc-id", "w",
+                              "--store", str(store), "--json", env=HASHING)  # fmt: skip
+    assert code == 0
+    assert [s["doc_id"] for s in report["skipped"]] == ["w: sitemap.html"]
+    _, tree, _ = run_cli("tree", "w", "--store", str(store), "--json", env=HASHING)
+    chapters = [c["title"] for c in tree["children"] if c["level"] != "passage"]
+    # the site map's order (Beta before Alpha; its one heading groups nothing), Gamma under
+    # the page linking to it
+    assert chapters[-2:] == ["Beta Guide", "Alpha Guide"]
+    beta = next(n for n in walk(tree) if n.get("title") == "Beta Guide")
+    assert "Gamma Notes" in [c["title"] for c in beta["children"]]
+    text = str(tree)
+    for chrome in ("Last updated", "A caption about", "Related Links", "from Owl"):
+        assert chrome not in text
+    assert "Alpha valves open at two bar." in text

@@ -1,50 +1,24 @@
 """HTML parser: readable text from the DOM, sections from ``h1``–``h6``.
 
-The DOM comes from lxml's HTML parser (libxml2), the same forgiving parser BeautifulSoup's
-``lxml`` builder drives, used directly because building a BeautifulSoup tree was ~15x slower
-(seconds for a 2 MB manual page).
+What is page chrome rather than text (navigation, contents lists, a manual's repeated blocks)
+is decided in :mod:`indexer.parsers.html_chrome`; this module walks what is left.
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 from typing import Any
 
 from lxml import etree
 
 from indexer.errors import ParseError
 from indexer.parsers.base import ParsedDocument
-from indexer.parsers.decoding import decode_text
+from indexer.parsers.html_chrome import PageChrome, has_class
+from indexer.parsers.html_dom import parse_dom
+from indexer.parsers.html_furniture import Furniture
 from indexer.parsers.tree_builder import Heading, build_tree
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-
-
-class _PlainNames:
-    """A tree-building parser target that takes prefixed names (``xml:lang``, ``xlink:href``,
-    Word's ``<o:p>``) as plain HTML names.
-
-    lxml's own ``TreeBuilder`` refuses a name with a colon, and the parse then fails as a
-    whole ("missing end tags"): every XHTML page with ``xml:lang`` or an ``xmlns:`` declaration
-    would be unreadable. HTML has no namespaces, so a prefixed attribute is dropped (none is
-    read) and a prefixed tag keeps its name with the colon replaced.
-    """
-
-    def __init__(self) -> None:
-        self._builder = etree.TreeBuilder()
-
-    def start(self, tag: str, attrib: dict[str, str]) -> Any:
-        plain = {k: v for k, v in attrib.items() if ":" not in k}
-        return self._builder.start(tag.replace(":", "-"), plain)
-
-    def end(self, tag: str) -> Any:
-        return self._builder.end(tag.replace(":", "-"))
-
-    def data(self, data: str) -> None:
-        self._builder.data(data)
-
-    def close(self) -> Any:
-        return self._builder.close()
 
 
 def _names(words: str) -> frozenset[str]:
@@ -59,54 +33,27 @@ _PARAGRAPH_BLOCKS = _names(
 # Blocks separated by a single newline.
 _LINE_BLOCKS = _names("li dt dd tr br option legend")
 _BREAKING = _PARAGRAPH_BLOCKS | _LINE_BLOCKS | {"td", "th"}
+# Never text: scripts, styles, the head, embedded objects, form controls.
 _SKIP_TAGS = _names(
-    "script style noscript template nav head title meta link iframe object embed svg canvas "
+    "script style noscript template head title meta link iframe object embed svg canvas "
     "button select input textarea audio video map area"
-)
-# DocBook (PostgreSQL) navigation bars, Sphinx sidebars and permalink anchors.
-# Navigation and generated tables of contents (DocBook "toc", Texinfo "contents"): they repeat
-# headings, and passages made of them would match every query.
-_SKIP_CLASSES = _names(
-    "navheader navfooter sphinxsidebar related headerlink id_link toc contents shortcontents"
-    " toctree-wrapper"
-    " nav-panel element-contents contents-heading header"
 )
 _ADMONITION_CLASSES = _names("note warning caution tip important admonition danger attention hint")
 _ADMONITION_TITLES = _names("note warning caution tip important danger")
-_SECTIONING = _names("article section main")
-# ARIA landmarks of page chrome: navigation and the page's copyright footer.
-_SKIP_ROLES = _names("navigation contentinfo")
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)""",
-    re.I,
-)
 
 
 _OPEN, _CLOSE, _TEXT = 0, 1, 2
 _MAX_LIST_INDENT = 8  # nesting levels shown by indentation; deeper items stay at this indent
 
 
-def _classes(el: etree._Element) -> list[str]:
-    return (el.get("class") or "").split()
-
-
-def _skipped(el: etree._Element) -> bool:
+def _skipped(el: etree._Element, chrome: PageChrome) -> bool:
     name = el.tag
     if not isinstance(name, str):  # comments, processing instructions, entities
         return True
-    if name in _SKIP_TAGS or el.get("role") in _SKIP_ROLES or el.get("hidden") is not None:
-        return True
-    if name == "header":
-        # Page banners go; an article's own header (often holding its h1) stays.
-        return not any(p.tag in _SECTIONING for p in el.iterancestors())
-    if name == "footer":
-        # Only an article's own footer is content: themes (Sphinx's Read the Docs) wrap the
-        # page footer ("Built with Sphinx", previous/next buttons) in a <section>.
-        return not any(p.tag == "article" for p in el.iterancestors())
-    return not _SKIP_CLASSES.isdisjoint(_classes(el))
+    return name in _SKIP_TAGS or chrome.skips(el)
 
 
-def _subtree_text(el: etree._Element, *, keep_whitespace: bool) -> str:
+def _subtree_text(el: etree._Element, chrome: PageChrome, *, keep_whitespace: bool) -> str:
     """All text below ``el``, skipping hidden parts; blocks and ``br`` become separators."""
     parts: list[str] = [el.text or ""]
     stack: list[tuple[int, Any]] = [(_OPEN, child) for child in reversed(el)]
@@ -117,7 +64,7 @@ def _subtree_text(el: etree._Element, *, keep_whitespace: bool) -> str:
             continue
         if item.tail:
             stack.append((_TEXT, item.tail))
-        if _skipped(item):
+        if _skipped(item, chrome):
             continue
         if item.tag == "br":
             parts.append("\n" if keep_whitespace else " ")
@@ -136,7 +83,7 @@ def _is_admonition_title(el: etree._Element, title: str) -> bool:
     for parent in el.iterancestors():
         if parent.tag in ("body", "html"):
             return False
-        if not _ADMONITION_CLASSES.isdisjoint(_classes(parent)):
+        if has_class(parent, _ADMONITION_CLASSES):
             return True
     return False
 
@@ -193,6 +140,18 @@ class _TextBuilder:
         self._awaiting_body.append(len(self.headings))
         self.headings.append(Heading(level, title, start, start + len(title)))
 
+    def mark(self) -> tuple[int, int, int]:
+        """The state to :meth:`rewind` to: what is written so far."""
+        return len(self.parts), self.pos, self.pending_break
+
+    def rewind(self, mark: tuple[int, int, int], heading: int) -> None:
+        """Take back the heading ``heading`` (the last one written) and all written after
+        ``mark``."""
+        count, self.pos, self.pending_break = mark
+        del self.parts[count:]
+        del self.headings[heading:]
+        self._awaiting_body = [i for i in self._awaiting_body if i < heading]
+
     def finish(self) -> str:
         self.flush(0)
         for index in self._awaiting_body:
@@ -213,13 +172,31 @@ def _list_start(ol: etree._Element) -> int:
     return int(start) if isinstance(start, str) and start.strip().isdigit() else 1
 
 
-class _Extractor:
-    """Walks the DOM in document order, feeding a :class:`_TextBuilder`."""
+@dataclass
+class _OpenHeading:
+    """A heading written, while its section lasts: to take it back if chrome was all it held."""
 
-    def __init__(self) -> None:
+    level: int
+    index: int
+    mark: tuple[int, int, int]
+    end: int
+    chrome: bool = False
+
+
+class _Extractor:
+    """Walks the DOM in document order, feeding a :class:`_TextBuilder`.
+
+    A heading whose section held nothing but chrome ("Related Links" over a list of links,
+    "Table of Contents" over the page's contents) is taken back: it titles nothing.
+    """
+
+    def __init__(self, chrome: PageChrome) -> None:
         self.out = _TextBuilder()
+        self.chrome = chrome
         self.list_counters: list[int | None] = []  # None for ul, next number for ol
         self.heading: etree._Element | None = None
+        self._heading_mark = (0, 0, 0)
+        self._open: list[_OpenHeading] = []
 
     def run(self, root: etree._Element) -> str:
         # Iterative: deeply nested markup must not hit the recursion limit.
@@ -234,13 +211,32 @@ class _Extractor:
                 # An element's tail is text of its parent: it follows even a skipped element.
                 if item.tail:
                     stack.append((_TEXT, item.tail))
-                if _skipped(item) or not self.start(item):
+                if _skipped(item, self.chrome):
+                    if isinstance(item.tag, str) and item.tag not in _SKIP_TAGS:
+                        for heading in self._open:
+                            heading.chrome = True
+                    continue
+                if not self.start(item):
                     continue
                 stack.append((_CLOSE, item))
                 stack.extend((_OPEN, child) for child in reversed(item))
                 if item.text:
                     stack.append((_TEXT, item.text))
+        self.out.flush(0)
+        self._close_sections(0)
         return self.out.finish()
+
+    def _close_sections(self, level: int) -> None:
+        """End the open sections of ``level`` and deeper, taking back those that held only
+        chrome (innermost first, so a parent over emptied children is taken back too)."""
+        while self._open and self._open[-1].level >= level:
+            section = self._open.pop()
+            # The page's first heading is its title: it stays over a page of menus.
+            empty = self.out.pos == section.end and not self.out.buffer
+            if section.chrome and empty and section.index > 0:
+                self.out.rewind(section.mark, section.index)
+                if self._open:
+                    self._open[-1].chrome = True
 
     def start(self, tag: etree._Element) -> bool:
         """Handle an opening tag; returns whether to descend into its children."""
@@ -253,12 +249,14 @@ class _Extractor:
             return True
         if name in _HEADINGS:
             out.flush(2)
+            self._close_sections(_HEADINGS[name])
+            self._heading_mark = out.mark()
             self.heading = tag
         elif name == "br":
             out.flush(1)
         elif name == "pre":
             out.flush(2)
-            text = _subtree_text(tag, keep_whitespace=True)
+            text = _subtree_text(tag, self.chrome, keep_whitespace=True)
             text = text[1:] if text.startswith("\n") else text
             if text.strip():
                 out.emit(text.rstrip())
@@ -289,7 +287,11 @@ class _Extractor:
             self.heading = None
             written = out.flush(2)
             if written is not None and not _is_admonition_title(tag, written[1]):
-                out.add_heading(_HEADINGS[name], written[1], written[0])
+                level = _HEADINGS[name]
+                self._open.append(
+                    _OpenHeading(level, len(out.headings), self._heading_mark, out.pos)
+                )
+                out.add_heading(level, written[1], written[0])
         elif name in ("ul", "ol"):
             if self.list_counters:
                 self.list_counters.pop()
@@ -320,15 +322,15 @@ class _Extractor:
         out.flush(2)
         for child in table:
             if child.tag == "caption":
-                out.inline(_subtree_text(child, keep_whitespace=False))
+                out.inline(_subtree_text(child, self.chrome, keep_whitespace=False))
                 out.flush(1)
         for row in table.iter("tr"):
-            if _skipped(row):
+            if _skipped(row, self.chrome):
                 continue
             cells = [
-                _subtree_text(cell, keep_whitespace=False)
+                _subtree_text(cell, self.chrome, keep_whitespace=False)
                 for cell in row
-                if cell.tag in ("td", "th") and not _skipped(cell)
+                if cell.tag in ("td", "th") and not _skipped(cell, self.chrome)
             ]
             if any(cells):
                 out.inline(" | ".join(cells))
@@ -336,27 +338,21 @@ class _Extractor:
         out.flush(2)
 
 
-def _sniff_encoding(data: bytes) -> str | None:
-    m = _META_CHARSET.search(data[:4096])
-    if m is None:
-        return None
-    raw = m.group(1) or m.group(2)
-    return raw.decode("ascii", "replace")
-
-
-def parse_html(data: bytes, *, filename: str) -> ParsedDocument:
+def parse_html(data: bytes, *, filename: str, furniture: Furniture | None = None) -> ParsedDocument:
     """Parse an HTML file.
 
     The text is built by walking the DOM: block elements on their own lines (blank line
     between paragraphs), ``pre`` verbatim, table rows as ``cell | cell`` lines, list items with
-    ``- `` or ``N. `` markers. Scripts, styles, navigation (``nav``, page ``header``/``footer``,
-    DocBook ``navheader``/``navfooter``) are dropped. ``h1``–``h6`` become sections, except
-    admonition titles ("Note", or any heading inside a ``note``/``warning``/… element), which
-    stay body text. A ``<title>`` alone never makes a heading.
+    ``- `` or ``N. `` markers. Scripts, styles and page chrome (:mod:`indexer.parsers.html_chrome`:
+    navigation, contents lists, the manual's repeated blocks) are dropped. ``h1``–``h6`` become
+    sections, except admonition titles ("Note", or any heading inside a ``note``/``warning``/…
+    element), which stay body text, and headings over nothing but chrome. A ``<title>`` alone
+    never makes a heading.
 
     Args:
         data: The raw file content.
         filename: The file name, used in error messages.
+        furniture: The repeated blocks of the manual this page belongs to.
 
     Returns:
         The parsed document.
@@ -365,23 +361,16 @@ def parse_html(data: bytes, *, filename: str) -> ParsedDocument:
         BadInputError: Empty or binary content.
         ParseError: The markup could not be parsed.
     """
-    text = decode_text(data, filename=filename, declared_encoding=_sniff_encoding(data))
-    # A TreeBuilder target instead of libxml2's own tree: the latter stops, losing the rest of
-    # the page, at 2048 levels of nesting (thousands of unclosed tags).
-    parser = etree.HTMLParser(
-        encoding="utf-8",
-        remove_comments=True,
-        remove_pis=True,
-        huge_tree=True,
-        target=_PlainNames(),
-    )
-    try:
-        # Fed as UTF-8 bytes with the encoding fixed, so an in-document charset is ignored.
-        parser.feed(text.encode("utf-8"))
-        root = parser.close()
-    except (etree.LxmlError, ValueError) as exc:
-        raise ParseError(f"unparseable HTML: {exc}") from exc
-    extractor = _Extractor()
+    return parse_html_tree(parse_dom(data, filename=filename), furniture=furniture)
+
+
+def parse_html_tree(root: etree._Element, *, furniture: Furniture | None = None) -> ParsedDocument:
+    """Parse an HTML page already read into a tree (see :func:`parse_html`).
+
+    Raises:
+        ParseError: The page holds no text.
+    """
+    extractor = _Extractor(PageChrome(root, furniture=furniture))
     extracted = extractor.run(root)
     if not extracted.strip():
         raise ParseError("HTML contains no text")

@@ -65,6 +65,21 @@ def _gunzip(data: bytes, filename: str) -> bytes:
     return out
 
 
+def plain_bytes(data: bytes, *, filename: str) -> bytes:
+    """The file's content, decompressed when ``filename`` ends in ``.gz``.
+
+    Raises:
+        BadInputError: An empty ``.gz`` file.
+        ParseError: Corrupt gzip data.
+        TooLargeError: It decompresses to more than 64 MB.
+    """
+    if not _split_suffix(filename)[1]:
+        return data
+    if not data:
+        raise BadInputError("file is empty")
+    return _gunzip(data, filename)
+
+
 def parse_bytes(data: bytes, *, filename: str) -> ParsedDocument:
     """Parse one file with the parser its extension calls for.
 
@@ -90,8 +105,4 @@ def parse_bytes(data: bytes, *, filename: str) -> ParsedDocument:
         raise UnsupportedFormatError(
             f"unsupported file type {shown!r} for {filename} (supported: {supported}, and .gz)"
         )
-    if compressed:
-        if not data:
-            raise BadInputError("file is empty")
-        data = _gunzip(data, filename)
-    return parser(data, filename=filename)
+    return parser(plain_bytes(data, filename=filename), filename=filename)

@@ -59,6 +59,7 @@ def _ingest(index: Index, m: CorpusManual) -> dict[str, Any]:
         "dry_run_share": round(plan_seconds / seconds, 4) if seconds else None,
         "dry_run_summaries": plan.documents[0].summaries_computed if plan.documents else None,
         "build_summaries_computed": report.summarizer_calls,
+        "skipped": [s["reason"] for s in report.skipped],
     }
 
 

@@ -1,0 +1,199 @@
+"""Page chrome: the parts of an HTML page that are not its text, found by what they are.
+
+No generator's class names: every rule reads what the markup says or does.
+
+- **HTML5 and ARIA semantics**: ``nav``, ``aside``, ``form`` (search boxes), ``menu``, a page's
+  ``header`` and ``footer`` (not an article's own), and the landmarks ``navigation``,
+  ``banner``, ``contentinfo``, ``search``, ``complementary``.
+- **Navigation bars**: a short block made mostly of links that say they are navigation
+  (``rel="next"``, ``prev``, ``up``, ``index``…, or an ``accesskey``): Texinfo's
+  "Next: / Previous: / Up:" lines, DocBook's and Sphinx's relation bars.
+- **Contents lists**: a list whose text is almost all link text, the links leading into the
+  manual (its pages, or anchors of this page): a per-page table of contents, a Texinfo menu,
+  a Sphinx toctree, breadcrumbs, "Related Links". A short caption that only titles the list
+  ("Table of Contents") goes with it.
+- **Permalinks**: a link of one symbol ("¶", "#") to an anchor.
+- **Furniture**: blocks that repeat across the pages of one manual
+  (:mod:`indexer.parsers.html_furniture`), given by the caller.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from indexer.parsers.html_dom import classes
+from indexer.parsers.html_furniture import Furniture, block_tags
+
+_SEMANTIC_TAGS = frozenset({"nav", "aside", "form", "menu"})
+_SECTIONING = frozenset({"article", "section", "main"})
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+_NAV_RELS = frozenset(
+    {"next", "prev", "previous", "up", "start", "first", "last", "index", "contents", "home"}
+)
+# Kept from before the rules above, for DocBook bars written without their accesskeys; no
+# generator needs a name added here.
+_CHROME_CLASSES = frozenset({"navheader", "navfooter"})
+_LISTS = ("ul", "ol", "dl")
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_INLINE = frozenset({"a", "span", "b", "i", "em", "strong", "code", "tt", "small", "kbd", "var"})
+# A navigation bar is short: Texinfo's "Next: …, Previous: …, Up: …" is about 10 words;
+# DocBook's bars carry two page titles.
+_NAV_BAR_MAX_WORDS = 60
+_LINK_SHARE = 0.8  # of a contents list's text that is link text
+_CAPTION_MAX_WORDS = 5
+_LIST_PUNCTUATION = str.maketrans("", "", "»›>|•·,:;()[]-–—/")
+
+
+def _text(el: etree._Element) -> str:
+    return "".join(el.itertext())
+
+
+def _letters(text: str) -> int:
+    return len("".join(text.translate(_LIST_PUNCTUATION).split()))
+
+
+def _link_letters(el: etree._Element) -> int:
+    return sum(_letters(_text(a)) for a in el.iter("a") if a.get("href") is not None)
+
+
+def is_internal(href: str) -> bool:
+    """Whether a link leads into the manual (a relative page or an anchor), not elsewhere."""
+    href = href.strip()
+    return bool(href) and "://" not in href and not href.startswith(("mailto:", "javascript:"))
+
+
+def link_share(el: etree._Element) -> float:
+    """The share of the element's letters that are link text."""
+    total = _letters(_text(el))
+    return _link_letters(el) / total if total else 0.0
+
+
+class PageChrome:
+    """Which elements of one page are chrome (see the module docstring).
+
+    Args:
+        root: The page's element tree.
+        furniture: The manual's repeated blocks, when the page is one of a manual's.
+    """
+
+    def __init__(self, root: etree._Element, *, furniture: Furniture | None = None) -> None:
+        self._marked: set[etree._Element] = set()
+        self.furniture_blocks = 0
+        self._mark_navigation_bars(root)
+        self._mark_contents_lists(root)
+        if furniture is not None:
+            self._mark_furniture(root, furniture)
+
+    def skips(self, el: etree._Element) -> bool:
+        """Whether ``el`` (and all below it) is chrome."""
+        name = el.tag
+        if not isinstance(name, str):
+            return True
+        if name in _SEMANTIC_TAGS or el.get("role") in _CHROME_ROLES:
+            return True
+        if el.get("hidden") is not None or el in self._marked:
+            return True
+        if name == "header":
+            # Page banners go; an article's own header (often holding its h1) stays.
+            return not any(p.tag in _SECTIONING for p in el.iterancestors())
+        if name == "footer":
+            # Only an article's own footer is content: themes (Sphinx's Read the Docs) wrap
+            # the page footer ("Built with Sphinx", previous/next buttons) in a <section>.
+            return not any(p.tag == "article" for p in el.iterancestors())
+        if name == "a" and _is_permalink(el):
+            return True
+        return has_class(el, _CHROME_CLASSES)
+
+    def _mark_navigation_bars(self, root: etree._Element) -> None:
+        for a in root.iter("a", "link"):
+            if a.tag == "link":
+                continue
+            rel = set((a.get("rel") or "").lower().split())
+            if not (rel & _NAV_RELS or a.get("accesskey")):
+                continue
+            bar = _navigation_bar(a)
+            if bar is not None:
+                self._marked.add(bar)
+
+    def _mark_contents_lists(self, root: etree._Element) -> None:
+        for lst in root.iter(*_LISTS):
+            if any(p in self._marked for p in lst.iterancestors()) or lst in self._marked:
+                continue
+            if _is_contents_list(lst):
+                self._marked.add(_with_caption(lst))
+
+    def _mark_furniture(self, root: etree._Element, furniture: Furniture) -> None:
+        stack = [root]
+        while stack:
+            el = stack.pop()
+            if el in self._marked:
+                continue
+            if isinstance(el.tag, str) and el.tag in block_tags() and furniture.matches(el):
+                self._marked.add(el)
+                self.furniture_blocks += 1
+                continue
+            stack.extend(reversed(el))
+
+
+def _is_permalink(a: etree._Element) -> bool:
+    href = a.get("href") or ""
+    text = _text(a).strip()
+    return href.startswith("#") and len(text) <= 1 and not text.isalnum()
+
+
+def _block_of(el: etree._Element) -> etree._Element | None:
+    node: etree._Element | None = el
+    while node is not None and node.tag in _INLINE:
+        node = node.getparent()
+    return node
+
+
+def _navigation_bar(a: etree._Element) -> etree._Element | None:
+    """The largest short, link-made block around a navigation link."""
+    block = _block_of(a)
+    found = None
+    while block is not None and block.tag not in ("body", "html"):
+        if len(_text(block).split()) > _NAV_BAR_MAX_WORDS or link_share(block) < 0.5:
+            break
+        if _holds_heading(block):
+            break
+        found = block
+        block = block.getparent()
+    return found
+
+
+def _holds_heading(el: etree._Element) -> bool:
+    """A block holding a heading is a section, never chrome around a list or bar."""
+    return el.tag in _HEADING_TAGS or next(el.iter(*_HEADING_TAGS), None) is not None
+
+
+def _is_contents_list(lst: etree._Element) -> bool:
+    links = [a for a in lst.iter("a") if a.get("href") is not None]
+    if len(links) < 2:
+        return False
+    if sum(is_internal(a.get("href") or "") for a in links) < 0.9 * len(links):
+        return False
+    return link_share(lst) >= _LINK_SHARE
+
+
+def _with_caption(lst: etree._Element) -> etree._Element:
+    """The list, or the container that holds only it and a short caption ("Contents")."""
+    inner = _letters(_text(lst))
+    node = lst
+    parent = node.getparent()
+    while parent is not None and parent.tag not in ("body", "html", "main"):
+        extra = len(_text(parent).split()) - len(_text(node).split())
+        if extra > _CAPTION_MAX_WORDS or _letters(_text(parent)) < inner:
+            break
+        if any(isinstance(c.tag, str) and c.tag in _LISTS and c is not node for c in parent):
+            break
+        if _holds_heading(parent):
+            break
+        node = parent
+        parent = node.getparent()
+    return node
+
+
+def has_class(el: etree._Element, names: frozenset[str]) -> bool:
+    """Whether the element carries one of ``names`` as a class."""
+    return not names.isdisjoint(classes(el))
