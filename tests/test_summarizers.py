@@ -21,13 +21,13 @@ from indexer.settings import Settings
 from indexer.summarizers import make_summarizer
 from indexer.summarizers.base import SummaryRequest
 from indexer.summarizers.chat import Completion
+from indexer.summarizers.citations import numbered_lines
 from indexer.summarizers.llamacpp import INSTALL as LLAMACPP_INSTALL
 from indexer.summarizers.local import INSTALL as LOCAL_INSTALL
 from indexer.summarizers.local import require_packages
 from indexer.summarizers.modelfiles import bundled_gguf
 from indexer.summarizers.openai_chat import OpenAIChatModel, RetryAfterOrJitter, is_transient
 from indexer.summarizers.parts import summarize_request
-from indexer.summarizers.citations import numbered_lines
 from indexer.summarizers.prompts import messages_for, prompt_version
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.helpers import run_cli, walk

@@ -110,7 +110,8 @@ def write(table: dict[str, Any]) -> None:
         lines += [
             f"## {half}",
             "",
-            "| system | level | judged / nodes | misleading | informative | clean | spans | tokens |",
+            "| system | level | judged / nodes | misleading | informative | clean | spans"
+            " | tokens |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for system, levels in rows.items():
