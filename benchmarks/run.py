@@ -106,6 +106,12 @@ def _select_coverage() -> Result:
     return bench_select_coverage.main()
 
 
+def _summary_build() -> Result:
+    from benchmarks import bench_summary_build
+
+    return bench_summary_build.main()
+
+
 def _summarizers() -> Result:
     from benchmarks import bench_summarizers
 
@@ -135,6 +141,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "select": _select,
     "select_coverage": _select_coverage,
     "summarizers": _summarizers,
+    "summary_build": _summary_build,
 }
 
 

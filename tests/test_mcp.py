@@ -151,6 +151,12 @@ def check_answers(mcp: dict[str, Any], rest: dict[str, Any]) -> None:
     assert all(r["label"].startswith("summary of ") for r in summaries)
     assert mcp["read_node"]["node"]["label"] == "summary of 2 Maintenance"
     assert {p["label"] for p in mcp["read_node"]["passages"]} == {"quote"}
+    node = mcp["read_node"]["node"]
+    assert node["sentences"] and all(s["spans"] for s in node["sentences"])
+    for s in node["sentences"]:
+        for span in s["spans"]:
+            assert node["char_start"] <= span["char_start"] < span["char_end"] <= node["char_end"]
+    assert all(r["sentences"] for r in summaries)
     assert mcp["what_changed"]["summary"]["changed"] >= 1
     outline = mcp["outline"]["outline"]
     assert outline["level"] == "document"

@@ -72,6 +72,15 @@ _SELF_NOUNS = frozenset(
     + ["appendix", "part", "tutorial", "book", "handbook", "reference", "specification", "text"]
 )
 
+# An unqualified definite subject of a generic noun ("The default is system-dependent.", "Each
+# line starts with …") is the default, the line, of something said before.
+_GENERIC_SUBJECT = re.compile(
+    r"^(?:the|each|every)\s+(?:default|value|result|output|return value|return status|"
+    r"exit status|file|command|function|option|argument|parameter|variable|entry|line|format|"
+    r"name|field|item|record|column|row|string|key|setting)s?\s+(?:is|are|was|were|can|may|"
+    r"must|will|should|defaults|contains|holds|specifies|starts|begins|ends|has|have|consists)\b",
+    re.IGNORECASE,
+)
 # A pronoun subject right after a subordinating conjunction: "Although these were written …".
 _SUBORDINATE_PRONOUN = re.compile(
     r"^(?:although|though|while|when|whenever|if|because|since|as|unless|whereas|after|"
@@ -127,7 +136,7 @@ def points_forward(sentence: str) -> bool:
 def leans_back(sentence: str) -> bool:
     """Whether the sentence points back at something said before it."""
     s = strip_markup(sentence)
-    if _BACK_ANYWHERE.search(s) or _SUBORDINATE_PRONOUN.match(s):
+    if _BACK_ANYWHERE.search(s) or _SUBORDINATE_PRONOUN.match(s) or _GENERIC_SUBJECT.match(s):
         return True
     if _SELF_REFERENCE.match(s):
         return False  # says what the document itself covers: its "this …" stays inside it

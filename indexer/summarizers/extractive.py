@@ -35,6 +35,7 @@ from indexer.summarizers.framing import (
     NOT_SUMMARIZED,
     PART_COVERS,
 )
+from indexer.summarizers.terms import entries_of
 from indexer.summarizers.units import Unit, listing, units_of
 from indexer.tokens import count_tokens
 from indexer.words import content
@@ -45,6 +46,7 @@ _MMR_LAMBDA = 0.7
 _OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
 _MAX_PART_LEAD = 60  # tokens: a longer lead does not make a part line
 _MAX_NAMED = 10
+_REFERENCE = 4  # a node describing this many entries one after another is a reference
 _CUT_CODE = re.compile(r"` and \d+ more lines\.$")
 # Back matter: a summary names these parts and quotes none of them.
 _BACK_MATTER = {
@@ -109,17 +111,36 @@ def _kind(unit: Unit, lead: bool) -> str:
 
 
 def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list[SourcedSentence]:
-    """A leaf's summary: its opening statement, key facts and central statements."""
+    """A leaf's summary: its opening statement, key facts and central statements. A node of
+    reference entries (a definition list, commands, functions) names its entries and quotes
+    only what says which entry it is about."""
     units = [u for u in units if count_tokens(u.text) <= budget]
     whole = [u for u in units if not _CUT_CODE.search(u.text)]
     units = whole or units  # a command quoted by its first line only when nothing else is
+    out: list[SourcedSentence] = []
+    entries = entries_of(request.own_text())
+    if len(entries) >= _REFERENCE:
+        opening = next((u for u in units if u.first and u.term is None), None)
+        if opening is not None:
+            out.append(SourcedSentence(opening.text, opening.spans, "lead"))
+        names = _names([e.text for e in entries])
+        out.append(
+            SourcedSentence(
+                f"{COVERS} {names}.",
+                tuple((e.start, e.end) for e in entries[:_MAX_NAMED]),
+                "outline",
+            )
+        )
+        budget -= sum(count_tokens(s.text) for s in out)
+        units = [u for u in units if u.term is not None]
     if not units:
-        return []
+        return out
     chosen = _select(units, _scores(request, units), budget)
-    return [
-        SourcedSentence(units[i].text, units[i].spans, _kind(units[i], units[i].first))
+    picked = [
+        SourcedSentence(units[i].text, units[i].spans, _kind(units[i], units[i].first and not out))
         for i in sorted(chosen)
     ]
+    return out + picked
 
 
 def _scores(request: SummaryRequest, units: list[Unit]) -> np.ndarray:

@@ -24,11 +24,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from indexer.summarizers.blocks import LIST_ITEM, SYMBOL, TERMINAL, WORD, Block, blocks_of
+from indexer.summarizers.blocks import LIST_ITEM, TERMINAL, WORD, Block, blocks_of
 from indexer.summarizers.cues import complete, is_lead_in, leans_back, points_forward, quotable
 from indexer.summarizers.dialogue import is_content, speaker_end
 from indexer.summarizers.framing import MORE_ITEMS, MORE_LINES, MORE_ROWS
 from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
+from indexer.summarizers.terms import nested, term_of, term_piece, term_text
 from indexer.tokens import count_tokens
 
 MAX_UNIT_TOKENS = 110
@@ -46,6 +47,7 @@ class Unit:
         first: Whether it is the first unit of its run of text (the node's opening).
         admonition: Whether it sits under a "Warning"/"Note" label.
         table: Whether it renders the rows of a table.
+        term: The entry it describes (a defined term, a command, a command's option), if any.
     """
 
     text: str
@@ -54,6 +56,7 @@ class Unit:
     first: bool = False
     admonition: bool = False
     table: bool = False
+    term: str | None = None
 
 
 def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Unit]:
@@ -70,8 +73,7 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
         for draft in found:
             rendered = _render(draft)
             if rendered:
-                term = [draft.term] if draft.term is not None else []
-                pieces = [*term, *draft.pieces, *draft.items]
+                pieces = [*draft.term, *draft.pieces, *draft.items]
                 out.append(
                     Unit(
                         rendered,
@@ -80,6 +82,7 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
                         first=not out,
                         admonition=draft.label,
                         table=draft.table is not None,
+                        term=" ".join(t.text for t in draft.term) or None,
                     )
                 )
     return out
@@ -90,7 +93,7 @@ class _Draft:
     pieces: list[Piece]
     items: list[Piece] = field(default_factory=list)
     label: bool = False
-    term: Piece | None = None
+    term: tuple[Piece, ...] = ()
     more: int = 0  # items left out of a long list
     table: list[list[str]] | None = None  # header and rows, for a table's unit
     code: bool = False  # the items are one short piece of code the lead-in introduces
@@ -106,7 +109,8 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
     """
     out: list[_Draft] = []
     labelled = False
-    term: Piece | None = None
+    term: tuple[Piece, ...] = ()
+    command: Piece | None = None  # the entry whose options the following terms may be
     owned = False  # inside an entry whose term was given by a line above its first paragraph
     caption: Piece | None = None
     i = 0
@@ -118,13 +122,14 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
             i += 1
             continue
         if following == "table" and _is_caption(block):
-            caption = _term_piece(block)
+            caption = term_piece(block)
             i += 1
             continue
-        if following == "paragraph" and (found := _term_of(block, blocks[i + 1])) is not None:
+        if following == "paragraph" and (found := term_of(block, blocks[i + 1])) is not None:
             # A short line over a paragraph: a defined term (a definition list) or the synopsis
             # of a command or function, whose paragraph describes it and names it nowhere.
-            term, owned = found, False
+            term, command = nested(found, command)
+            owned = False
             i += 1
             continue
         if block.kind == "paragraph" and owned:
@@ -136,26 +141,28 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
             draft = _table_draft(block, caption, labelled)
             if draft is not None:
                 out.append(draft)
-            caption, term, labelled, owned = None, None, False, False
+            caption, term, labelled, owned, command = None, (), False, False, None
             i += 1
             continue
         if block.kind == "item":
             i = _unled_list(blocks, i, out, labelled, term)
-            term, owned = None, False
+            term, owned = (), False
             continue
         if block.kind != "paragraph":
-            labelled, term, caption, owned = False, None, None, False
+            # Code that names no entry (another command's synopsis on several lines) ends the
+            # entry whose options the following terms would be.
+            labelled, term, caption, owned, command = False, (), None, False, None
             i += 1
             continue
         i = _paragraph(blocks, i, out, labelled, term, opening=opening and not out)
-        owned = term is not None
-        term, opening, labelled = None, False, False
+        owned = bool(term)
+        term, opening, labelled = (), False, False
         i += 1
     return [d for d in out if d.table is not None or all(quotable(p.text) for p in d.pieces)]
 
 
 def _unled_list(
-    blocks: list[Block], i: int, out: list[_Draft], labelled: bool, term: Piece | None
+    blocks: list[Block], i: int, out: list[_Draft], labelled: bool, term: tuple[Piece, ...]
 ) -> int:
     """A list with no lead-in: each item whose first sentence stands alone is a unit; the
     index after the list."""
@@ -172,7 +179,7 @@ def _paragraph(
     i: int,
     out: list[_Draft],
     labelled: bool,
-    term: Piece | None,
+    term: tuple[Piece, ...],
     *,
     opening: bool,
 ) -> int:
@@ -181,7 +188,7 @@ def _paragraph(
     pieces = sentence_spans(blocks[i].text, blocks[i].start)
     for j, piece in enumerate(pieces):
         text = piece.text
-        heads_itself = j == 0 and (term is not None or opening)
+        heads_itself = j == 0 and (bool(term) or opening)
         if leans_back(text) and not heads_itself:
             if not chain:
                 continue  # what it leans on is not quotable: neither is it
@@ -204,13 +211,13 @@ def _paragraph(
     return i
 
 
-def _emit(out: list[_Draft], chain: list[Piece], labelled: bool, term: Piece | None) -> None:
+def _emit(out: list[_Draft], chain: list[Piece], labelled: bool, term: tuple[Piece, ...]) -> None:
     if chain:
         out.append(_Draft(list(chain), [], labelled, term))
 
 
 def _lead_in(
-    blocks: list[Block], i: int, chain: list[Piece], labelled: bool, term: Piece | None
+    blocks: list[Block], i: int, chain: list[Piece], labelled: bool, term: tuple[Piece, ...]
 ) -> tuple[_Draft, int] | None:
     """A lead-in with the list or table it introduces (None: it introduces code or nothing),
     and the index of the last block taken."""
@@ -220,18 +227,28 @@ def _lead_in(
         draft = _table_draft(blocks[i], None, labelled, lead=list(chain))
         return (draft, i) if draft is not None else None
     if i < len(blocks) and blocks[i].kind == "code":
+        if not is_lead_in(chain[-1].text):
+            return None  # "the following finds …": an example whose extent the text leaves open
+        if i + 1 < len(blocks) and term_of(blocks[i], blocks[i + 1]) is not None:
+            return None  # it introduces a list of entries, each with its own paragraph
         found = _short_code(blocks[i])
-        if found is None:
-            return None
+        if found is None or (i + 1 < len(blocks) and blocks[i + 1].kind == "code"):
+            return None  # no code, or more than one piece of it: what it introduces is unclear
         code, more = found
         return _Draft(list(chain), [code], labelled, term, more=more, code=True), i
     items, after = _list_after(blocks, i)
-    if not items:
-        return None
+    if not items or _interrupted(blocks, after) or any(points_forward(p.text) for p in items):
+        return None  # a list whose steps are interleaved with code cannot be quoted whole
     kept, more = _fit_items(chain, items)
     if not kept:
         return None
     return _Draft(list(chain), kept, labelled, term, more=more), after - 1
+
+
+def _interrupted(blocks: list[Block], after: int) -> bool:
+    """Whether a list goes on after a block of code or a paragraph (steps with commands)."""
+    nxt = blocks[after + 1].kind if after + 1 < len(blocks) else ""
+    return after < len(blocks) and blocks[after].kind in ("code", "paragraph") and nxt == "item"
 
 
 def _fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
@@ -311,68 +328,6 @@ def _table_draft(
     return _Draft(pieces, [span], labelled, more=len(body) - len(kept), table=[header, *kept])
 
 
-_NOT_TERMS = frozenset(["or", "and", "the", "a", "an", "of", "to", "in", "example", "examples"])
-_OPENERS = re.compile(
-    r"^(?:note|for example|for instance|in|as|this|that|these|here|see|when|where|to|"
-    r"then|now|also)\b",
-    re.IGNORECASE,
-)
-
-
-def _is_term(block: Block) -> bool:
-    """A short single line, no sentence and no code: the term of a definition list (a trailing
-    parenthesis, as in "forward-word (M-f)", is part of it)."""
-    text = block.text.strip()
-    if "\n" in text or block.kind not in ("heading", "paragraph", "code"):
-        return False
-    bare = re.sub(r"\s*\([\w -]{0,12}\)$", "", text.rstrip("¶ ").rstrip(":"))
-    words = WORD.findall(bare)
-    if bare.lower() in _NOT_TERMS or not re.match(r"[A-Za-z0-9%-]", bare):
-        return False
-    if re.search(r"[@,;()\[\]…]|\.\.\.", bare):
-        return False  # a synopsis fragment, an author line, a date line: not a term
-    return 0 < len(words) <= 5 and not TERMINAL.search(bare) and not SYMBOL.search(bare)
-
-
-_CALLED = re.compile(r"([A-Za-z_][\w.-]*)\s*\(")
-_COMMAND = re.compile(r"^\s*(?:[A-Za-z][\w.:-]*:\s+)?(-{0,2}[A-Za-z_][\w.-]*)")
-
-
-def _term_of(block: Block, below: Block) -> Piece | None:
-    """The term a line names for the paragraph below it: the line itself when it is a term,
-    or the name a synopsis line declares (the function before its parenthesis, the command
-    before its options) when the paragraph describes it (does not open as a remark)."""
-    if _is_term(block):
-        return _term_piece(block)
-    if _OPENERS.match(below.text.lstrip()):
-        return None
-    text = block.text
-    if block.kind == "paragraph" and not re.search(r"[\[(<]", text):
-        return None
-    if "\n" in text.strip() or block.kind not in ("code", "paragraph", "heading"):
-        return None
-    if TERMINAL.search(text.strip()) or len(text) > 200:
-        return None
-    if not re.search(r"[\[(<]|\s-", text):
-        return None  # a synopsis has arguments, options or a parameter list
-    called = _CALLED.search(text)
-    m = called if called is not None else _COMMAND.match(text)
-    if m is None:
-        return None
-    name = m.group(1)
-    if len(name) > 60 or name.lower() in ("function", "macro", "type", "variable"):
-        return None
-    start = block.start + m.start(1)
-    return Piece(name, start, start + len(name))
-
-
-def _term_piece(block: Block) -> Piece:
-    raw = block.text
-    text = raw.strip().rstrip("¶ ").rstrip(":").strip()
-    start = block.start + raw.index(text)
-    return Piece(text, start, start + len(text))
-
-
 def _dialogue_units(blocks: list[Block]) -> list[_Draft]:
     out: list[_Draft] = []
     for block in blocks:
@@ -411,16 +366,16 @@ def _render(draft: _Draft) -> str:
         text = f"{text} `{draft.items[0].text}`"
         if draft.more:
             text += " " + MORE_LINES.format(n=draft.more)
-        if draft.term is not None:
-            text = f"{strip_markup(draft.term.text)}: {text}"
+        if draft.term:
+            text = f"{term_text(draft.term)}: {text}"
         return text + ("" if text.endswith(".") else ".")
     elif draft.items:
         items = [" ".join(strip_markup(p.text).rstrip(".;,").split()) for p in draft.items]
         text = f"{text} {'; '.join(items)}"
     if draft.more and draft.table is None and not draft.code:
         text = f"{text.rstrip('.')}; " + MORE_ITEMS.format(n=draft.more)
-    if draft.term is not None:
-        text = f"{strip_markup(draft.term.text)}: {text}"
+    if draft.term:
+        text = f"{term_text(draft.term)}: {text}"
     text = text.strip()
     if text and not TERMINAL.search(text):
         text += "."

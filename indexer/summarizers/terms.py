@@ -1,0 +1,107 @@
+"""Entries of reference text: the term a line names for the paragraph below it.
+
+A definition list ("blank" over "A space or tab character."), a command's synopsis
+("enable [-a] [-dnps] [-f filename] [name …]") or a function's prototype over its description:
+the paragraph describes the entry and names it nowhere, so a summary quotes it after the entry's
+name. An option listed under a command's entry is that command's option ("bind -X").
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexer.summarizers.blocks import SYMBOL, TERMINAL, WORD, Block, blocks_of
+from indexer.summarizers.sentences import Piece, strip_markup
+
+_NOT_TERMS = frozenset(["or", "and", "the", "a", "an", "of", "to", "in", "example", "examples"])
+_OPENERS = re.compile(
+    r"^(?:note|for example|for instance|in|as|this|that|these|here|see|when|where|to|"
+    r"then|now|also)\b",
+    re.IGNORECASE,
+)
+
+
+def is_term(block: Block) -> bool:
+    """A short single line, no sentence and no code: the term of a definition list (a trailing
+    parenthesis, as in "forward-word (M-f)", is part of it)."""
+    text = block.text.strip()
+    if "\n" in text or block.kind not in ("heading", "paragraph", "code"):
+        return False
+    bare = re.sub(r"\s*\([\w -]{0,12}\)$", "", text.rstrip("¶ ").rstrip(":"))
+    words = WORD.findall(bare)
+    if bare.lower() in _NOT_TERMS or not re.match(r"[A-Za-z0-9%-]", bare):
+        return False
+    if re.search(r"[@,;()\[\]…]|\.\.\.", bare):
+        return False  # a synopsis fragment, an author line, a date line: not a term
+    return 0 < len(words) <= 5 and not TERMINAL.search(bare) and not SYMBOL.search(bare)
+
+
+_CALLED = re.compile(r"([A-Za-z_][\w.-]*)\s*\(")
+_COMMAND = re.compile(r"^\s*(?:[A-Za-z][\w.:-]*:\s+)?(-{0,2}[A-Za-z_][\w.-]*)")
+
+
+def term_of(block: Block, below: Block) -> Piece | None:
+    """The term a line names for the paragraph below it: the line itself when it is a term,
+    or the name a synopsis line declares (the function before its parenthesis, the command
+    before its options) when the paragraph describes it (does not open as a remark)."""
+    if is_term(block):
+        return term_piece(block)
+    if _OPENERS.match(below.text.lstrip()):
+        return None
+    text = block.text
+    if block.kind == "paragraph" and not re.search(r"[\[(<]|\s-", text):
+        return None
+    lines = [ln for ln in text.strip().split("\n") if ln.strip()]
+    if block.kind not in ("code", "paragraph", "heading") or not lines:
+        return None
+    if len(lines) > 1:
+        # The forms of one command, a line each ("history -c", "history -d offset", …).
+        heads = {ln.split()[0] for ln in lines}
+        if len(heads) != 1 or len(lines) > 6:
+            return None
+        text = lines[0]
+    if TERMINAL.search(text.strip()) or len(text) > 200:
+        return None
+    if not re.search(r"[\[(<]|\s-", text):
+        return None  # a synopsis has arguments, options or a parameter list
+    called = _CALLED.search(text)
+    m = called if called is not None else _COMMAND.match(text)
+    if m is None:
+        return None
+    name = m.group(1)
+    if len(name) > 60 or name.lower() in ("function", "macro", "type", "variable"):
+        return None
+    start = block.start + block.text.index(text) + m.start(1)
+    return Piece(name, start, start + len(name))
+
+
+def nested(found: Piece, command: Piece | None) -> tuple[tuple[Piece, ...], Piece | None]:
+    """The term path of an entry and the command that options below it belong to: an option
+    ("-X", "--norc") listed under a command's entry is that command's option ("bind -X")."""
+    if found.text.startswith(("-", "%")):
+        return ((command, found) if command is not None else (found,)), command
+    return (found,), found
+
+
+def term_text(term: tuple[Piece, ...]) -> str:
+    return " ".join(strip_markup(t.text) for t in term)
+
+
+def entries_of(runs: list[tuple[int, str]]) -> list[Piece]:
+    """The entries a node's own text describes one after another (the terms of a definition
+    list, the commands or functions of a reference), in order, each once."""
+    out: dict[str, Piece] = {}
+    for run_start, text in runs:
+        blocks = blocks_of(text, run_start)
+        for block, below in zip(blocks, blocks[1:], strict=False):
+            found = term_of(block, below) if below.kind == "paragraph" else None
+            if found is not None and not found.text.startswith(("-", "%")):
+                out.setdefault(found.text, found)
+    return list(out.values())
+
+
+def term_piece(block: Block) -> Piece:
+    raw = block.text
+    text = raw.strip().rstrip("¶ ").rstrip(":").strip()
+    start = block.start + raw.index(text)
+    return Piece(text, start, start + len(text))
