@@ -232,7 +232,7 @@ def _lead_in(
         if i + 1 < len(blocks) and term_of(blocks[i], blocks[i + 1]) is not None:
             return None  # it introduces a list of entries, each with its own paragraph
         found = _short_code(blocks[i])
-        if found is None or (i + 1 < len(blocks) and blocks[i + 1].kind == "code"):
+        if found is None or _more_code(blocks, i + 1):
             return None  # no code, or more than one piece of it: what it introduces is unclear
         code, more = found
         return _Draft(list(chain), [code], labelled, term, more=more, code=True), i
@@ -243,6 +243,13 @@ def _lead_in(
     if not kept:
         return None
     return _Draft(list(chain), kept, labelled, term, more=more), after - 1
+
+
+def _more_code(blocks: list[Block], i: int) -> bool:
+    """Whether ``blocks[i]`` is code going on from the block before (not an entry's term)."""
+    if i >= len(blocks) or blocks[i].kind != "code":
+        return False
+    return not (i + 1 < len(blocks) and term_of(blocks[i], blocks[i + 1]) is not None)
 
 
 def _interrupted(blocks: list[Block], after: int) -> bool:
