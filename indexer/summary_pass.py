@@ -262,7 +262,21 @@ def _request(node: TreeNode, key: str, out: SummaryOutcome) -> SummaryRequest:
         passage_starts=[c.char_start - node.char_start for c in own],
         heading=_relative(node.heading_span, node.char_start),
         anchors=anchors_of(node),
+        below=_runs(node) if any(c.level == CLUSTER for c in node.children) else [],
     )
+
+
+def _runs(node: TreeNode) -> list[tuple[int, str]]:
+    """The passages below ``node`` merged into runs of text, starts relative to the node."""
+    runs: list[tuple[int, str]] = []
+    for p in sorted(node.passages(), key=lambda p: p.char_start):
+        start, text = p.char_start - node.char_start, p.text or ""
+        if runs and start <= runs[-1][0] + len(runs[-1][1]):
+            run_start, run_text = runs[-1]
+            runs[-1] = (run_start, run_text + text[run_start + len(run_text) - start :])
+        else:
+            runs.append((start, text))
+    return runs
 
 
 def _record(

@@ -16,6 +16,7 @@ class LintFlag:
     ``rule`` names the check that raised it (``"negation.added"``, ``"number.absent"``, …) and
     ``confidence`` is the share of such flags that held a real fault on the planted-fault
     benchmark's development sets (:mod:`indexer.lint.confidence`); None where not estimated.
+    ``sentence`` is the index of the summary sentence checked (sourced summaries).
     """
 
     kind: str  # condition | negation | number | absolute | unsupported
@@ -27,6 +28,7 @@ class LintFlag:
     origin: str = "rules"  # rules | judge
     rule: str = ""
     confidence: float | None = None
+    sentence: int | None = None  # the summary sentence it is about, by index
 
 
 def flags_json(flags: list[LintFlag]) -> list[dict[str, Any]]:

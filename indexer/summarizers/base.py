@@ -68,6 +68,8 @@ class SummaryRequest:
         heading: The span of the node's own heading, relative to its start.
         anchors: What spans may point into (``indexer.sourced``): the summary is cached with
             its spans anchored to these.
+        below: The text below the node as ``(start, text)`` runs, given when its parts are
+            clusters (no headings say what it holds; its text's own entries may).
     """
 
     key: str
@@ -79,6 +81,7 @@ class SummaryRequest:
     passage_starts: list[int] | None = None
     heading: tuple[int, int] | None = None
     anchors: list[Anchor] = field(default_factory=list)
+    below: list[tuple[int, str]] = field(default_factory=list)
 
     def own_text(self) -> list[tuple[int, str]]:
         """The node's own text as ``(start, text)`` runs: overlapping passages merged, each run

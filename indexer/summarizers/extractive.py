@@ -35,6 +35,7 @@ from indexer.summarizers.framing import (
     NOT_SUMMARIZED,
     PART_COVERS,
 )
+from indexer.summarizers.sentences import Piece
 from indexer.summarizers.terms import entries_of
 from indexer.summarizers.units import Unit, listing, units_of
 from indexer.tokens import count_tokens
@@ -119,7 +120,7 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
     units = whole or units  # a command quoted by its first line only when nothing else is
     out: list[SourcedSentence] = []
     entries = entries_of(request.own_text())
-    if len(entries) >= _REFERENCE:
+    if len(entries) >= (2 if request.level == "cluster" else _REFERENCE):
         opening = next((u for u in units if u.first and u.term is None), None)
         if opening is not None:
             out.append(SourcedSentence(opening.text, opening.spans, "lead"))
@@ -264,6 +265,9 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
     if opening is not None:
         out.append(SourcedSentence(opening.text, opening.spans, "lead"))
         used += count_tokens(opening.text)
+    entries = entries_of(request.below) if request.below else []
+    if len(entries) >= _REFERENCE and not any(c.title for c in request.children):
+        return _reference_outline(out, request, entries, budget - used)
     if len(request.children) == 1 and request.children[0].sentences:
         # One part only: the node says what its part says (after its own opening, if any).
         rest = [s for s in request.children[0].sentences if s.kind != "outline" or not out]
@@ -315,6 +319,25 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
         opener = ALSO_COVERS if keep or opening else COVERS
         names = _names([c.title for c in left])
         out.append(SourcedSentence(f"{opener} {names}.", spans, "outline"))
+    return out
+
+
+def _reference_outline(
+    out: list[SourcedSentence], request: SummaryRequest, entries: list[Piece], budget: int
+) -> list[SourcedSentence]:
+    """A node whose parts are groups of reference entries: the entries named, then what the
+    groups' summaries say of an entry by its name."""
+    names = _names([e.text for e in entries])
+    spans = tuple((e.start, e.end) for e in entries[:_MAX_NAMED])
+    out = [*out, SourcedSentence(f"{COVERS} {names}.", spans, "outline")]
+    budget -= count_tokens(out[-1].text)
+    known = {e.text for e in entries}
+    for child in request.children:
+        for s in child.sentences:
+            owner = s.text.split(": ", 1)[0] if ": " in s.text else ""
+            if owner.split(" ")[0] in known and count_tokens(s.text) <= budget:
+                out.append(SourcedSentence(s.text, s.spans, "fact", s.verified))
+                budget -= count_tokens(s.text)
     return out
 
 

@@ -1,0 +1,88 @@
+"""The lint of a sourced summary: each sentence against exactly the source spans it cites.
+
+With every summary sentence carrying the spans it rests on, the check no longer guesses which
+source sentence a summary sentence came from: it compares the sentence with the text of its own
+spans, and never with the rest of the node or with other summaries (a chapter's sentence is
+checked against the source passages its spans point into, not against a section summary).
+
+- The summarizer's framing ("It also covers …", "Title: " before a part's lead, "term: "
+  before an entry's description) is no statement and is not checked; a sentence naming parts by
+  their headings (``kind == "outline"``) states nothing to check.
+- What the constraints checks compare — conditions and scope, negations both ways, numbers with
+  units, absolutes — is the existing rule set (:func:`indexer.lint.check.lint_summary`), run on
+  one sentence and its cited text.
+- An extracted sentence (its words are its span's words) is also checked for what it leans on
+  and left out: a pronoun or connective pointing back, a lead-in without its list
+  (:mod:`indexer.lint.dependency`).
+
+Every flag names the sentence it is about (``sentence``: its index in the summary) and quotes
+the cited source in one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from indexer.lint.dependency import dependency_flag
+from indexer.lint.flags import LintFlag
+from indexer.lint.linter import Linter
+from indexer.sourced import ResolvedSentence
+from indexer.summarizers.framing import without_frame
+from indexer.summarizers.support import support
+from indexer.words import content, shared
+
+_QUOTE_CHARS = 240
+
+
+def lint_sentences(
+    linter: Linter, sentences: Sequence[ResolvedSentence], text: str, labels: Sequence[str] = ()
+) -> list[LintFlag]:
+    """The flags of a summary's sentences, each checked against its cited spans of ``text``.
+
+    Args:
+        linter: The rules and their confidence.
+        sentences: The summary, sentence by sentence, with absolute spans.
+        text: The document's text the spans point into.
+        labels: The headings down to the node (names, not statements).
+    """
+    out: list[LintFlag] = []
+    for i, sentence in enumerate(sentences):
+        if sentence.kind == "outline" or not sentence.spans:
+            continue
+        cited = [text[s.char_start : s.char_end] for s in sentence.spans]
+        body, sources, names = _statement(sentence.text, cited)
+        if not body:
+            continue
+        found = linter.lint(body, sources, [*labels, *names])
+        extracted = support(body, " ".join(sources)).coverage >= 0.95
+        if extracted:
+            flag = dependency_flag(body, text, sentence.spans[len(names)].char_start)
+            if flag is not None:
+                found.append(linter.confidence.rate([flag])[0])
+        out.extend(replace(f, sentence=i, source_text=_one_line(f.source_text)) for f in found)
+    return out
+
+
+def _statement(sentence: str, cited: list[str]) -> tuple[str, list[str], list[str]]:
+    """The sentence's statement without its framing and its label ("Title: ", "term: "), the
+    cited texts it is checked against, and the labels taken off (names, not statements)."""
+    body = without_frame(sentence)
+    names: list[str] = []
+    sources = list(cited)
+    while ": " in body and len(sources) > 1:
+        label, rest = body.split(": ", 1)
+        words = content(label)
+        if not words or shared(words, content(sources[0])) != words:
+            break
+        names.append(label)
+        sources = sources[1:]
+        body = rest
+    return body.strip(), sources, names
+
+
+def _one_line(text: str | None) -> str | None:
+    if text is None:
+        return None
+    line = " ".join(text.split())
+    return line if len(line) <= _QUOTE_CHARS else line[: _QUOTE_CHARS - 1] + "…"
