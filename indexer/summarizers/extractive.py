@@ -269,14 +269,7 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
     if len(entries) >= _REFERENCE and not any(c.title for c in request.children):
         return _reference_outline(out, request, entries, budget - used)
     if len(request.children) == 1 and request.children[0].sentences:
-        # One part only: the node says what its part says (after its own opening, if any).
-        rest = [s for s in request.children[0].sentences if s.kind != "outline" or not out]
-        for s in rest:
-            size = count_tokens(s.text)
-            if used + size <= budget:
-                out.append(s)
-                used += size
-        return out
+        return _single_part(out, request.children[0], budget - used)
     lines = [(_part(c), c) for c in request.children]
     cost = [count_tokens(p.text) if p else 0 for p, _ in lines]
     # Parts in order while they fit; when they do not, the largest parts get a line first.
@@ -319,6 +312,21 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
         opener = ALSO_COVERS if keep or opening else COVERS
         names = _names([c.title for c in left])
         out.append(SourcedSentence(f"{opener} {names}.", spans, "outline"))
+    return out
+
+
+def _single_part(
+    out: list[SourcedSentence], child: ChildSummary, budget: int
+) -> list[SourcedSentence]:
+    """One part only: the node says what its part says (after its own opening, if any)."""
+    out = list(out)
+    for s in child.sentences:
+        if s.kind == "outline" and out:
+            continue
+        size = count_tokens(s.text)
+        if size <= budget:
+            out.append(s)
+            budget -= size
     return out
 
 
