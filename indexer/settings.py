@@ -90,7 +90,7 @@ class Settings(BaseSettings):
         "extractive", description="Summarizer backend."
     )
     summary_tokens: int = Field(
-        160, ge=16, description="Target length of a summary, in model tokens."
+        200, ge=16, description="Target length of a summary, in model tokens."
     )
     summarizer_base_url: str | None = Field(
         None,

@@ -28,7 +28,7 @@ from indexer.summarizers.local import require_packages
 from indexer.summarizers.modelfiles import bundled_gguf
 from indexer.summarizers.openai_chat import OpenAIChatModel, RetryAfterOrJitter, is_transient
 from indexer.summarizers.parts import summarize_request
-from indexer.summarizers.prompts import messages_for, prompt_version
+from indexer.summarizers.prompts import messages_for, prompt_version, words_for
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.helpers import run_cli, walk
 
@@ -126,7 +126,7 @@ def test_openai_backend_ingests_over_http_and_a_second_ingest_makes_no_call(
         assert node["summarizer"] == {
             "backend": "openai",
             "model": "fake-a",
-            "prompt_version": prompt_version(120),
+            "prompt_version": prompt_version(words_for(Settings().summary_tokens)),
         }
     bolts = next(n for n in inner if n["title"] == "2.1 Bolts")
     assert bolts["summary"] == "[fake-a] Tighten the four M8 bolts to 25 N·m in a cross pattern."

@@ -17,10 +17,11 @@ from typing import Any
 
 from benchmarks.summaries.corpus import Node
 from benchmarks.summaries.peers import V2Peer, locate, make_peer
+from indexer.settings import Settings
 from indexer.summarizers.sentences import split_sentences
 
 SYSTEMS = ("overstory", "v2", "lead", "lexrank", "textrank")
-SECTION_BUDGET = 160
+SECTION_BUDGET = Settings.model_fields["summary_tokens"].default
 OUTLINE_BUDGET = 2 * SECTION_BUDGET
 
 

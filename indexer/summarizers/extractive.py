@@ -74,7 +74,7 @@ _NUMBERING = re.compile(
 class ExtractiveSummarizer:
     """Sourced, self-contained statements of the source, up to a token budget."""
 
-    def __init__(self, *, max_tokens: int = 160, prompt_version: str = PROMPT_VERSION) -> None:
+    def __init__(self, *, max_tokens: int = 200, prompt_version: str = PROMPT_VERSION) -> None:
         self.max_tokens = max_tokens
         self.identity = SummarizerIdentity("extractive", "sourced-units", prompt_version)
 
