@@ -1,9 +1,13 @@
 """Lint flags of stored summaries, computed once per summary and cached in the catalog.
 
-A summary is checked against what it was written from: the headings down to the node, the node's
-own passages, and its inner children's summaries (their corrections, where an expert corrected
-them) with their titles. Flags are computed when a document is published (:class:`LintWarmup`,
-a publish hook) or else when the audit queue first needs them.
+A summary with sourced sentences (every summary written since sentences carry their spans) is
+checked sentence by sentence against exactly the source text each sentence cites
+(:func:`indexer.lint.sourced.lint_sentences`); an expert's correction is aligned with the source
+below its node first, so that it too is checked against the source, never against other
+summaries. A summary without sentences (written before) is checked as before: against the
+headings, the node's own passages and its children's summaries. Flags are computed when a
+document is published (:class:`LintWarmup`, a publish hook) or else when the audit queue first
+needs them.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from typing import Any
 from api.service.audit_nodes import AuditNodes, load_nodes
 from indexer.hashing import hash_parts
 from indexer.lint import Linter, flags_json
+from indexer.lint.sourced import lint_sentences
+from indexer.reviews import correction_sentences
+from indexer.sourced import loads_resolved
 from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 from indexer.store.lint_flags import CachedFlags
@@ -60,9 +67,29 @@ def _lint(linter: Linter, text: str, row: Row, nodes: AuditNodes, passages: list
     return flags_json(linter.lint(text, texts, labels))
 
 
+class _Texts:
+    """Builds' texts, each read once."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.read: dict[int, str] = {}
+
+    def of(self, build_id: int) -> str:
+        if build_id not in self.read:
+            self.read[build_id] = self.catalog.build_text(build_id)
+        return self.read[build_id]
+
+
+def _sourced(linter: Linter, row: Row, sentences: list[Any], texts: _Texts) -> Flags:
+    labels = [h for h in json.loads(row["heading_path"]) if h]
+    return flags_json(lint_sentences(linter, sentences, texts.of(int(row["build_id"])), labels))
+
+
 def _inputs(row: Row, nodes: AuditNodes, linter: Linter) -> str:
     """What, beyond its cache key, decides a summary's flags: the lint itself (its version and
-    alignment) and the children's corrections."""
+    alignment) and, for a summary without sourced sentences, the children's corrections."""
+    if row["sentences"]:
+        return hash_parts(["lint-inputs", linter.name, "sourced"])
     fixed = [
         state.correction
         for child in nodes.children.get(row["node_id"], [])
@@ -85,9 +112,11 @@ def lint_text(
     *,
     linter: Linter | None = None,
 ) -> Flags:
-    """The lint flags of ``text`` (e.g. an expert's correction) as the summary of ``row``."""
-    passages = catalog.nodes.passage_texts([row["node_id"]])
-    return _lint(_linter(linter), text, row, nodes, passages.get(row["node_id"], []))
+    """The lint flags of ``text`` (e.g. an expert's correction) as the summary of ``row``:
+    its sentences aligned with the source below the node, each checked against what it aligns
+    with."""
+    sentences = correction_sentences(catalog, row, text)
+    return _sourced(_linter(linter), row, sentences, _Texts(catalog))
 
 
 def machine_flags(
@@ -114,12 +143,16 @@ def machine_flags(
             todo.append(r)
     if not todo:
         return _with_judged(catalog, targets, nodes, out)
-    passages = catalog.nodes.passage_texts(r["node_id"] for r in todo)
+    passages = catalog.nodes.passage_texts(r["node_id"] for r in todo if not r["sentences"])
+    texts = _Texts(catalog)
     computed: list[CachedFlags] = []
     for r in todo:
-        stored = nodes.summaries.get(r["summary_key"])
-        text = str(stored["text"]) if stored is not None else ""
-        flags = _lint(linter, text, r, nodes, passages.get(r["node_id"], []))
+        if r["sentences"]:
+            flags = _sourced(linter, r, loads_resolved(r["sentences"]), texts)
+        else:
+            stored = nodes.summaries.get(r["summary_key"])
+            text = str(stored["text"]) if stored is not None else ""
+            flags = _lint(linter, text, r, nodes, passages.get(r["node_id"], []))
         out[r["node_id"]] = flags
         computed.append(
             CachedFlags(summary_key=r["summary_key"], inputs=wanted[r["node_id"]], flags=flags)

@@ -46,6 +46,7 @@ class Block:
     kind: str  # paragraph | item | code | table | label | heading
     start: int
     text: str
+    alone: bool = False  # blank lines on both sides: a block of its own, not a cut line
 
 
 def blocks_of(text: str, offset: int) -> list[Block]:
@@ -65,7 +66,10 @@ def blocks_of(text: str, offset: int) -> list[Block]:
                 out.append(Block("label", at, first))
                 skip = len(first) + 1 + len(rest) - len(rest.lstrip())
                 body, at = body[skip:], at + skip
-            out.extend(_segments(body, at))
+            pieces = _segments(body, at)
+            if len(pieces) == 1:
+                pieces[0].alone = True
+            out.extend(pieces)
         if m:
             pos = m.end()
     return out

@@ -13,6 +13,7 @@ import re
 
 from indexer.summarizers.blocks import TERMINAL, WORD
 from indexer.summarizers.sentences import strip_markup
+from indexer.words import content
 
 # Closed classes: a sentence opening with one of these leans on what came before.
 _CONNECTIVES = (
@@ -143,6 +144,18 @@ def leans_back(sentence: str) -> bool:
     if _BACK_START.match(s) or (_PRONOUN_START.match(s) and not _EXPLETIVE.match(s)):
         return True
     return any(m.group(1).lower() not in _SELF_NOUNS for m in _DEMONSTRATIVE.finditer(s))
+
+
+_DEFINITE = re.compile(r"^(?:the|each|both)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.IGNORECASE)
+
+
+def refers_to(sentence: str, previous: str) -> bool:
+    """Whether a definite subject ("The restore …", "The value …") names something the
+    previous sentence introduced: a definite description pointing back at it."""
+    m = _DEFINITE.match(strip_markup(sentence))
+    if m is None:
+        return False
+    return bool(content(m.group(1)) & content(previous))
 
 
 def is_lead_in(sentence: str) -> bool:

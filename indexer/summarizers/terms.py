@@ -25,8 +25,8 @@ def is_term(block: Block) -> bool:
     """A short single line, no sentence and no code: the term of a definition list (a trailing
     parenthesis, as in "forward-word (M-f)", is part of it)."""
     text = block.text.strip()
-    if "\n" in text or block.kind not in ("heading", "paragraph", "code"):
-        return False
+    if "\n" in text or block.kind not in ("heading", "paragraph", "code") or not block.alone:
+        return False  # (a short line inside a block is a wrapped line's end, not a term)
     bare = re.sub(r"\s*\([\w -]{0,12}\)$", "", text.rstrip("¶ ").rstrip(":"))
     words = WORD.findall(bare)
     if bare.lower() in _NOT_TERMS or not re.match(r"[A-Za-z0-9%-]", bare):
@@ -46,7 +46,7 @@ def term_of(block: Block, below: Block) -> Piece | None:
     before its options) when the paragraph describes it (does not open as a remark)."""
     if is_term(block):
         return term_piece(block)
-    if _OPENERS.match(below.text.lstrip()):
+    if not block.alone or _OPENERS.match(below.text.lstrip()):
         return None
     text = block.text
     if block.kind == "paragraph" and not re.search(r"[\[(<]|\s-", text):

@@ -25,7 +25,14 @@ import re
 from dataclasses import dataclass, field
 
 from indexer.summarizers.blocks import LIST_ITEM, TERMINAL, WORD, Block, blocks_of
-from indexer.summarizers.cues import complete, is_lead_in, leans_back, points_forward, quotable
+from indexer.summarizers.cues import (
+    complete,
+    is_lead_in,
+    leans_back,
+    points_forward,
+    quotable,
+    refers_to,
+)
 from indexer.summarizers.dialogue import is_content, speaker_end
 from indexer.summarizers.framing import MORE_ITEMS, MORE_LINES, MORE_ROWS
 from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
@@ -186,10 +193,13 @@ def _paragraph(
     """The units of the paragraph ``blocks[i]``; the index of the last block it took."""
     chain: list[Piece] = []
     pieces = sentence_spans(blocks[i].text, blocks[i].start)
+    # Text right after code speaks of that code ("We set both memory and swap, so …").
+    after_code = i > 0 and blocks[i - 1].kind == "code"
     for j, piece in enumerate(pieces):
         text = piece.text
         heads_itself = j == 0 and (bool(term) or opening)
-        if leans_back(text) and not heads_itself:
+        leans = leans_back(text) or (j > 0 and refers_to(text, pieces[j - 1].text))
+        if (leans or (j == 0 and after_code)) and not heads_itself:
             if not chain:
                 continue  # what it leans on is not quotable: neither is it
             chain.append(piece)
