@@ -33,6 +33,7 @@ from indexer.summarizers.support import support
 from indexer.words import content, shared
 
 _QUOTE_CHARS = 240
+_CONTEXT = 800
 
 
 def lint_sentences(
@@ -54,7 +55,11 @@ def lint_sentences(
         body, sources, names = _statement(sentence.text, cited)
         if not body:
             continue
-        found = linter.lint(body, sources, [*labels, *names])
+        # Constraints are compared with the cited text in its paragraph: a condition the
+        # source states in the sentence next to the cited one is not dropped.
+        spans = sentence.spans[len(names) :]
+        context = [_paragraph(text, s.char_start, s.char_end) for s in spans] or sources
+        found = linter.lint(body, context, [*labels, *names])
         extracted = support(body, " ".join(sources)).coverage >= 0.95
         if extracted:
             flag = dependency_flag(body, text, sentence.spans[len(names)].char_start)
@@ -79,6 +84,16 @@ def _statement(sentence: str, cited: list[str]) -> tuple[str, list[str], list[st
         sources = sources[1:]
         body = rest
     return body.strip(), sources, names
+
+
+def _paragraph(text: str, start: int, end: int) -> str:
+    """The paragraph (between blank lines) holding ``text[start:end]``, at most
+    :data:`_CONTEXT` characters on either side."""
+    before = text.rfind("\n\n", max(0, start - _CONTEXT), start)
+    after = text.find("\n\n", end, end + _CONTEXT)
+    lo = before + 2 if before != -1 else max(0, start - _CONTEXT)
+    hi = after if after != -1 else min(len(text), end + _CONTEXT)
+    return text[lo:hi]
 
 
 def _one_line(text: str | None) -> str | None:

@@ -91,11 +91,12 @@ def line_kind(line: str) -> str:
 
 def _segments(body: str, start: int) -> list[Block]:
     """One block per run of lines of one kind; a list item takes its wrapped lines along."""
+    lines = body.split("\n")
+    kinds = _line_kinds(lines)
     out: list[Block] = []
     kind, seg_start, seg = "", 0, ""
     pos = 0
-    for line in body.split("\n"):
-        lk = line_kind(line)
+    for line, lk in zip(lines, kinds, strict=True):
         continues = (kind == "item" and lk == "prose" and not _ends_item(seg)) or (
             lk == kind and lk != "item"
         )
@@ -110,6 +111,34 @@ def _segments(body: str, start: int) -> list[Block]:
     if seg.strip():
         out.append(Block(_kind(seg, kind), start + seg_start, seg))
     return [b for b in out if b.text.strip()]
+
+
+# A declaration wrapped over lines (a PDF's function prototype): its first line opens the
+# parameter list, the lines up to the one closing it belong to it.
+_DECLARATION_OPEN = re.compile(
+    r"^\s*(?:\[[A-Za-z]+\]\s*)?(?:[A-Za-z_]\w*[\s*]+){1,4}[A-Za-z_]\w*\s*\([^()]*$"
+)
+
+
+def _line_kinds(lines: list[str]) -> list[str]:
+    """Each line's kind; a declaration wrapped over lines is code throughout, and so is the
+    entry's name on the short line right above it."""
+    kinds = [line_kind(ln) for ln in lines]
+    i = 0
+    while i < len(lines):
+        if _DECLARATION_OPEN.search(lines[i]):
+            j = i
+            while j < len(lines) and ")" not in lines[j] and j - i < 4:
+                kinds[j] = "code"
+                j += 1
+            if j < len(lines):
+                kinds[j] = "code"
+            above = lines[i - 1].strip() if i else ""
+            if above and len(above.split()) <= 5 and not TERMINAL.search(above):
+                kinds[i - 1] = "code"
+            i = j
+        i += 1
+    return kinds
 
 
 def _is_code(line: str) -> bool:

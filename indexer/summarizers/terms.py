@@ -36,6 +36,10 @@ def is_term(block: Block) -> bool:
     return 0 < len(words) <= 5 and not TERMINAL.search(bare) and not SYMBOL.search(bare)
 
 
+# A declared function: its type, then its name before its parameter list, at a line's start.
+_PROTOTYPE = re.compile(
+    r"^\s*(?:\[[A-Za-z]+\]\s*)?(?:[A-Za-z_]\w*[\s*]+){1,4}([A-Za-z_][\w.-]*)\s*\(", re.M
+)
 _CALLED = re.compile(r"([A-Za-z_][\w.-]*)\s*\(")
 _COMMAND = re.compile(r"^\s*(?:[A-Za-z][\w.:-]*:\s+)?(-{0,2}[A-Za-z_][\w.-]*)")
 
@@ -46,8 +50,12 @@ def term_of(block: Block, below: Block) -> Piece | None:
     before its options) when the paragraph describes it (does not open as a remark)."""
     if is_term(block):
         return term_piece(block)
-    if not block.alone or _OPENERS.match(below.text.lstrip()):
+    declared = _PROTOTYPE.search(block.text) if block.kind == "code" else None
+    if not (block.alone or declared) or _OPENERS.match(below.text.lstrip()):
         return None
+    if declared is not None:
+        start = block.start + declared.start(1)
+        return Piece(declared.group(1), start, start + len(declared.group(1)))
     text = block.text
     if block.kind == "paragraph" and not re.search(r"[\[(<]|\s-", text):
         return None

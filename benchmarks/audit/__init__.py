@@ -1,0 +1,1 @@
+"""The audit queue measured on the team's fault sets."""

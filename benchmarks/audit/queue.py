@@ -1,0 +1,139 @@
+"""The audit queue on the team's fault sets: does it send experts to real faults, and how
+many flags do faithful summaries draw? ``python -m benchmarks.audit.queue``.
+
+Two fault sets of real manuals, each split once into a tuning and a held-out half:
+
+- **planted**: the planted-fault triples (``benchmarks/faithfulness/``): a faithful paraphrase of
+  a manual passage in the style of a language model's summary, and the same paraphrase with one
+  planted fault (a dropped condition, a flipped negation, a changed number, an absolute). As a
+  language-model backend would cite it, each summary sentence cites the passage, and is checked
+  against it alone (:func:`indexer.lint.sourced.lint_sentences` does this with spans).
+- **read**: summaries of real manuals read by the team's judges (``benchmarks/summaries/``),
+  every system's: a summary judged misleading holds a real fault, one judged not misleading is
+  faithful; each is checked sentence by sentence against the spans its sentences cite.
+
+A flag is shown when its confidence reaches the threshold; the queue orders a manual's summaries
+by their most confident shown flag. Reported per half: the share of the first 10 queue items
+per manual that hold a real fault, shown flags per 100 faithful summaries, and recall per fault
+kind (a faulty summary with a shown flag of its kind). The threshold is chosen on the tuning
+halves: the lowest that keeps flags per 100 faithful summaries at most :data:`MAX_FALSE`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import ROOT
+from benchmarks.faithfulness.run import load as load_triples
+from benchmarks.faithfulness.source import PACKAGES
+from indexer.summarizers.support import align_text
+from indexer.lint import Linter
+from indexer.lint.flags import LintFlag
+from indexer.summarizers.sentences import split_sentences
+
+OUT = ROOT / "benchmarks" / "results" / "audit_queue.json"
+MAX_FALSE = 5.0  # shown flags per 100 faithful summaries
+THRESHOLDS = [round(0.05 * i, 2) for i in range(21)]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One summary in a queue: its manual, whether it holds a fault (and which), its flags."""
+
+    manual: str
+    half: str
+    fault: str | None
+    flags: tuple[LintFlag, ...]
+
+
+def _manual(path: str) -> str:
+    return next((pkg for prefix, pkg in PACKAGES.items() if path.startswith(prefix)), path)
+
+
+def planted(linter: Linter, *, cited: bool = True) -> list[Item]:
+    """Every planted-fault triple as a faithful and a faulty summary, linted sentence by
+    sentence: against the source sentences it cites (``cited``: the one or two that support it
+    best, as a language model is asked to cite them), else against its whole passages."""
+    out: list[Item] = []
+    for t in load_triples():
+        half = "tuning" if t["split"].startswith("tuning") else "held_out"
+        source = "\n\n".join(t["sources"])
+        for text, fault in ((t["faithful"], None), (t["faulty"], t["kind"])):
+            flags: list[LintFlag] = []
+            for sentence in split_sentences(text):
+                sources = t["sources"]
+                if cited:
+                    aligned = align_text(sentence, [(0, source)])
+                    sources = [source[a:b] for s in aligned for a, b in s.spans] or sources
+                flags.extend(linter.lint(sentence, sources, t["labels"]))
+            out.append(Item(_manual(t["file"]), half, fault, tuple(flags)))
+    return out
+
+
+def scores(items: list[Item], threshold: float) -> dict[str, Any]:
+    """Queue precision, flags on faithful summaries and recall per kind at ``threshold``."""
+
+    def shown(item: Item) -> list[LintFlag]:
+        return [f for f in item.flags if (f.confidence or 0.0) >= threshold]
+
+    faithful = [i for i in items if i.fault is None]
+    false = sum(len(shown(i)) for i in faithful)
+    by_manual: dict[str, list[Item]] = defaultdict(list)
+    for i in items:
+        if shown(i):
+            by_manual[i.manual].append(i)
+    first: list[float] = []
+    for queue in by_manual.values():
+        queue.sort(key=lambda i: -max(f.confidence or 0.0 for f in shown(i)))
+        top = queue[:10]
+        first.append(sum(1 for i in top if i.fault is not None) / len(top))
+    kinds: dict[str, list[bool]] = defaultdict(list)
+    for i in items:
+        if i.fault is not None:
+            kinds[i.fault].append(any(f.kind == i.fault for f in shown(i)))
+    return {
+        "threshold": threshold,
+        "flags_per_100_faithful": round(100 * false / max(len(faithful), 1), 2),
+        "first_10_real_mean": round(sum(first) / len(first), 3) if first else None,
+        "first_10_real_min": round(min(first), 3) if first else None,
+        "manuals_with_a_queue": len(first),
+        "recall": {k: round(sum(v) / len(v), 3) for k, v in sorted(kinds.items())},
+        "faulty": sum(1 for i in items if i.fault is not None),
+        "faithful": len(faithful),
+    }
+
+
+def main() -> dict[str, Any]:
+    linter = Linter(None)
+    whole = planted(linter, cited=False)
+    items = planted(linter)
+    tuning = [i for i in items if i.half == "tuning"]
+    held = [i for i in items if i.half == "held_out"]
+    sweep = {t: scores(tuning, t) for t in THRESHOLDS}
+    ok = [t for t, r in sweep.items() if r["flags_per_100_faithful"] <= MAX_FALSE]
+    chosen = min(ok) if ok else max(THRESHOLDS)
+    result = {
+        "rule": f"lowest threshold with at most {MAX_FALSE} shown flags per 100 faithful "
+        "summaries on the tuning halves",
+        "chosen_threshold": chosen,
+        "planted": {
+            "tuning": sweep[chosen],
+            "held_out": scores(held, chosen),
+            "held_out_all_flags": scores(held, 0.0),
+            "held_out_against_whole_passages": scores(
+                [i for i in whole if i.half == "held_out"], chosen
+            ),
+        },
+        "tuning_sweep": {str(t): r for t, r in sweep.items()},
+    }
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+if __name__ == "__main__":
+    print(json.dumps({k: v for k, v in main().items() if k != "tuning_sweep"}, indent=1))
