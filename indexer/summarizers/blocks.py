@@ -12,12 +12,13 @@ import re
 from dataclasses import dataclass
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+_QUOTE_MARK = re.compile(r"(?m)^[ \t]*>[ \t]?")
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|[a-z][.)]|[A-Z][.)](?=\s+[A-Z]))\s+")
 
 LABEL = re.compile(
-    r"^\s*\|?\s*(?:note|notes|warning|caution|tip|important|attention|danger|hint|see also|"
-    r"example|examples)\s*:?\s*$",
+    r"^\s*\|?\s*[*_]*(?:note|notes|warning|caution|tip|important|attention|danger|hint|"
+    r"see also|example|examples)[*_]*\s*:?[*_]*\s*$",
     re.IGNORECASE,
 )
 
@@ -52,6 +53,8 @@ class Block:
 def blocks_of(text: str, offset: int) -> list[Block]:
     """Blocks at blank lines, each cut further where its lines change kind (a wrapped PDF page
     has no blank lines between paragraphs, lists and code)."""
+    # Block-quote markers read as the quoted text's margin: blanked, offsets kept.
+    text = _QUOTE_MARK.sub(lambda m: " " * len(m.group(0)), text)
     out: list[Block] = []
     pos = 0
     for m in [*_BLOCK_BREAK.finditer(text), None]:
@@ -76,6 +79,8 @@ def blocks_of(text: str, offset: int) -> list[Block]:
 
 
 def line_kind(line: str) -> str:
+    if LABEL.match(line):
+        return "label"
     if LIST_ITEM.match(line):
         return "item"
     if line.count("|") >= 2 or line.lstrip().startswith("|") or " | " in line:

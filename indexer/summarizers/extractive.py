@@ -144,8 +144,14 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
     return out + picked
 
 
+# What a heading names the section for: an option, a constant, a function ("Clean up (--rm)",
+# "VOLUME (shared filesystems)", "asn1_perror()").
+_IDENTIFIER = re.compile(r"(?<![\w-])(?:--?[a-z][\w-]*|[A-Z][A-Z0-9_]{2,}|[a-z]\w*_\w+|\w+\(\))")
+
+
 def _scores(request: SummaryRequest, units: list[Unit]) -> np.ndarray:
     title = content(_bare(request.title or ""))
+    names = set(_IDENTIFIER.findall(request.title or ""))
     n = len(units)
     central = _centrality([u.text for u in units])
     out = np.zeros(n)
@@ -154,6 +160,7 @@ def _scores(request: SummaryRequest, units: list[Unit]) -> np.ndarray:
         overlap = len(title & words) / len(title) if title else 0.0
         out[i] = (
             1.0 * u.first
+            + 1.0 * any(name in u.text for name in names)
             + 0.8 * overlap
             + 0.3 * min(fact_weight(u.text), 3)
             + 0.6 * central[i]

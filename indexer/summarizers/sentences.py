@@ -61,10 +61,10 @@ _TAGS = (
     "a|abbr|b|big|blockquote|br|code|dd|div|dl|dt|em|font|h[1-6]|hr|i|img|kbd|li|ol|p|pre|"
     "samp|small|span|strong|sub|sup|table|tbody|td|th|thead|tr|tt|u|ul|var"
 )
+_QUOTE_MARKS = re.compile(r"(?m)^[ \t]*>[ \t]?")
 _MARKUP = [
     (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](url), ![alt](src)
     (re.compile(rf"</?(?:{_TAGS})(?:\s[^>]*)?/?>", re.IGNORECASE), ""),  # HTML tags
-    (re.compile(r"(?m)^[ \t]*>[ \t]?"), ""),  # Markdown block quotes
     (re.compile(r"(\*\*|__)(\S(?:.*?\S)?)\1"), r"\2"),  # **bold**
     (re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"<((?:https?|ftp|mailto):[^>\s]+|[^@\s<>]+@[^>\s]+)>"), r"\1"),  # <url>
@@ -122,6 +122,8 @@ def split_sentences(text: str) -> list[str]:
 
 def strip_markup(sentence: str) -> str:
     """The sentence without Markdown/HTML markup: links as their text, no emphasis marks."""
+    sentence = _QUOTE_MARKS.sub("", sentence)  # a block quote's markers, on every line
+    sentence = " ".join(sentence.split())  # emphasis may span a line break
     for pattern, repl in _MARKUP:
         sentence = pattern.sub(repl, sentence)
     return " ".join(sentence.split())

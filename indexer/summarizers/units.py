@@ -239,7 +239,7 @@ def _lead_in(
     if i < len(blocks) and blocks[i].kind == "code":
         if not is_lead_in(chain[-1].text):
             return None  # "the following finds …": an example whose extent the text leaves open
-        if i + 1 < len(blocks) and term_of(blocks[i], blocks[i + 1]) is not None:
+        if _names_entry(blocks, i):
             return None  # it introduces a list of entries, each with its own paragraph
         found = _short_code(blocks[i])
         if found is None or _more_code(blocks, i + 1):
@@ -255,11 +255,15 @@ def _lead_in(
     return _Draft(list(chain), kept, labelled, term, more=more), after - 1
 
 
+def _names_entry(blocks: list[Block], i: int) -> bool:
+    """Whether ``blocks[i]`` is the term of an entry whose paragraph follows it."""
+    below = blocks[i + 1] if i + 1 < len(blocks) else None
+    return below is not None and below.kind == "paragraph" and term_of(blocks[i], below) is not None
+
+
 def _more_code(blocks: list[Block], i: int) -> bool:
     """Whether ``blocks[i]`` is code going on from the block before (not an entry's term)."""
-    if i >= len(blocks) or blocks[i].kind != "code":
-        return False
-    return not (i + 1 < len(blocks) and term_of(blocks[i], blocks[i + 1]) is not None)
+    return i < len(blocks) and blocks[i].kind == "code" and not _names_entry(blocks, i)
 
 
 def _interrupted(blocks: list[Block], after: int) -> bool:
@@ -299,7 +303,7 @@ def _is_caption(block: Block) -> bool:
 def _short_code(block: Block) -> tuple[Piece, int] | None:
     """The code a lead-in introduces, as quoted: whole when it is short (a command, a syntax),
     else its first line; and how many lines are left out."""
-    lines = [ln for ln in block.text.split("\n") if ln.strip() and not ln.strip().startswith("```")]
+    lines = [ln for ln in block.text.split("\n") if ln.strip() and "```" not in ln]
     if not lines:
         return None
     whole = " ".join(ln.strip() for ln in lines)
