@@ -103,7 +103,7 @@ def _show(page: Any, doc_id: str) -> None:
 
 
 def _item(page: Any, title: str) -> Any:
-    path = page.locator(".item-path", has_text=re.compile(f"› {re.escape(title)}$"))
+    path = page.locator(".item-path", has_text=re.compile(f"(^|› ){re.escape(title)}$"))
     return page.locator(".queue-item").filter(has=path)
 
 
@@ -190,7 +190,7 @@ def test_a_sentence_marks_exactly_its_source(
         assert holders >= 1
         info = page.locator("#sentence-source").inner_text()
         assert info.startswith(f"Sentence {n + 1} of {len(sentences)}")
-        assert f"in {holders} passage" in info
+        assert f"in {holders} passage" in info and "outside" not in info
         if holders == 2 and in_two is None:
             in_two = n
     assert in_two is not None, "no sentence lies where two passages overlap"
@@ -199,6 +199,16 @@ def test_a_sentence_marks_exactly_its_source(
     assert hit.is_visible() and hit.bounding_box()["y"] >= 0
     assert page.locator("#detail-passages li.holds-sentence").count() == 2
     screenshot(page, tmp_path, "sentence-highlight.png")
+
+    # A part of the document's summary cites the part's heading too, which is in no passage.
+    _open(page, "Valve Service Manual")
+    detail = _detail(svc, page)
+    part = detail["node"]["sentences"][0]
+    assert part["kind"] == "part" and len(part["spans"]) == 3
+    page.locator("#detail-summary .sentence").first.click()
+    _check_marks(page, detail["passages"], part)
+    info = page.locator("#sentence-source").inner_text()
+    assert "1 of its 3 source spans outside the passages shown" in info
 
 
 def test_pages_label_passages_and_sentences(

@@ -292,17 +292,20 @@ window.OverstoryAuditSource = (function () {
     return low === null ? "" : pagesText([low, high]);
   }
 
-  // Mark exactly the sentence's spans in every passage shown; the first hit is scrolled to.
-  // Returns the number of passages holding a part of it.
+  // Mark exactly the sentence's spans in every passage shown; the first mark is scrolled to.
+  // Returns how many passages hold a part of it and how many spans lie in none shown.
   function showSources(list, sentence) {
     for (const old of list.querySelectorAll(".seg.sentence-hit")) old.classList.remove("sentence-hit");
     for (const old of list.querySelectorAll("li.holds-sentence")) old.classList.remove("holds-sentence");
     let first = null;
     const holders = new Set();
+    const found = new Set();
     for (const seg of list.querySelectorAll(".seg")) {
       const a = Number(seg.dataset.start);
       const b = Number(seg.dataset.end);
-      if (!sentence.spans.some((s) => s.char_start <= a && b <= s.char_end)) continue;
+      const spans = sentence.spans.filter((s) => s.char_start <= a && b <= s.char_end);
+      if (!spans.length) continue;
+      spans.forEach((s) => found.add(s));
       seg.classList.add("sentence-hit");
       const item = seg.closest("li");
       item.classList.add("holds-sentence");
@@ -310,16 +313,19 @@ window.OverstoryAuditSource = (function () {
       first = first || seg;
     }
     if (first) first.scrollIntoView({ block: "nearest", inline: "nearest" });
-    return holders.size;
+    return { holders: holders.size, outside: sentence.spans.length - found.size };
   }
 
-  function sentenceInfo(sentence, index, total, holders) {
+  function sentenceInfo(sentence, index, total, shown) {
     const pages = sentencePages(sentence);
     const parts = [`Sentence ${index + 1} of ${total}`];
     parts.push(pages ? `source ${pages}` : "source without page numbers");
     if (!sentence.spans.length) parts.push("cites no source");
-    else if (!holders) parts.push("its source is not among the passages shown (a heading, or a later page of passages)");
-    else parts.push(`in ${holders} passage${holders === 1 ? "" : "s"} shown`);
+    if (shown.holders) parts.push(`in ${shown.holders} passage${shown.holders === 1 ? "" : "s"} shown`);
+    if (shown.outside) {
+      parts.push(`${shown.outside} of its ${sentence.spans.length} source span${sentence.spans.length === 1 ? "" : "s"} `
+        + "outside the passages shown (a heading, or a passage not shown)");
+    }
     if (!sentence.verified) {
       parts.push(sentence.spans.length
         ? "NOT VERIFIED: what is marked is the closest source found, and it does not support the sentence"

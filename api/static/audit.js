@@ -260,8 +260,8 @@
       e.setAttribute("tabindex", i === index ? "0" : "-1");
     });
     if (focus) elements[index].focus({ preventScroll: true });
-    const holders = Source.showSources($("detail-passages"), all[index]);
-    $("sentence-source").textContent = Source.sentenceInfo(all[index], index, all.length, holders);
+    const shown = Source.showSources($("detail-passages"), all[index]);
+    $("sentence-source").textContent = Source.sentenceInfo(all[index], index, all.length, shown);
   }
 
   function moveSentence(delta) {
