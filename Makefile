@@ -12,6 +12,7 @@ export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: install browser postgres serve test test-corpus test-llm lint bench bench-lint bench-peer fit-lint train-mix clean
+.PHONY: audit-screenshots
 .PHONY: cluster cluster-stop cluster-status test-cluster bench-cluster
 
 $(STAMP): pyproject.toml
@@ -34,6 +35,11 @@ serve: install
 # executable_path; it never downloads a browser of its own).
 browser:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+# The audit page's browser tests, also saving what they show into benchmarks/results/audit_page/
+# (the pictures of docs/audit-page.md).
+audit-screenshots: install browser
+	AUDIT_SCREENSHOTS=1 $(BIN)/pytest -q -p no:cacheprovider tests/test_audit_page_review.py
 
 # Debian's PostgreSQL server for the tests that run the catalog on it too (they start their own
 # cluster in a temporary folder as the unprivileged postgres user; skipped if it cannot be had).

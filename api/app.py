@@ -34,6 +34,7 @@ from api.routes import (
     query,
     revisions,
     select,
+    source_diff,
 )
 from api.routes.docs_page import add_docs_page
 from api.service.jobs import JobRunner
@@ -159,6 +160,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(jobs.router)
     app.include_router(keys.router)
     app.include_router(audit.router, dependencies=[Depends(require_auditor)])
+    app.include_router(source_diff.router, dependencies=[Depends(require_auditor)])
     app.include_router(audit_page.router)  # the static page: no key (its API calls need one)
     for router in (query.router, select.router):
         app.include_router(router, dependencies=[Depends(require_reader)], responses=AUTH_ERRORS)

@@ -8,7 +8,6 @@ downloads a browser: it launches ``/usr/bin/chromium`` (``make test`` installs i
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,19 +16,9 @@ import pytest
 
 from indexer.settings import Settings
 from tests.audit_support import DOC, audit_index, ingest_manual
+from tests.browser_support import chromium, require_chromium, sign_in, tab
 from tests.http_support import Service, ThreadServer, served
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-TIMEOUT_MS = 30_000
 CORRECTION = (
     "Replace the seal only if the leakage exceeds 10 drops per minute. Do not start the pump "
     "before the casing is filled with liquid. Tighten the gland to 99 Nm."
@@ -40,8 +29,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, ThreadServer]]:
-    if shutil.which(CHROMIUM) is None:
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
+    require_chromium()
     settings = Settings(store=tmp_path_factory.mktemp("audit-page") / "store", embedder="hashing")
     index = audit_index(settings)
     ingest_manual(index)
@@ -52,35 +40,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, 
 
 @pytest.fixture(scope="module")
 def browser(server: Any) -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium(sync_api) as chromium_browser:
+        yield chromium_browser
 
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield tab
-    context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
-
-
-def _sign_in(page: Any, url: str, key: str) -> None:
-    page.goto(f"{url}/audit")
-    page.get_by_role("textbox", name="API key").fill(key)
-    page.get_by_role("button", name="Use this key", exact=True).click()
+    with tab(browser) as opened:
+        yield opened
 
 
 def test_auditor_corrects_a_flagged_summary(
     server: tuple[Service, ThreadServer], page: Any, tmp_path: Path
 ) -> None:
     svc, srv = server
-    _sign_in(page, srv.url, svc.keys["auditor"])
+    sign_in(page, srv.url, svc.keys["auditor"])
 
     # The likeliest fault first: an invented number, then the dropped condition.
     page.locator(".queue-item").first.wait_for()
@@ -146,7 +120,7 @@ def test_auditor_corrects_a_flagged_summary(
 
 def test_document_filter_and_approve(server: tuple[Service, ThreadServer], page: Any) -> None:
     svc, srv = server
-    _sign_in(page, srv.url, svc.keys["auditor"])
+    sign_in(page, srv.url, svc.keys["auditor"])
     page.locator(".queue-item").first.wait_for()
     page.get_by_label("Document").select_option(DOC)
     page.get_by_role("button", name="Show", exact=True).click()
@@ -164,14 +138,14 @@ def test_a_reader_key_is_told_it_cannot_audit(
     server: tuple[Service, ThreadServer], page: Any
 ) -> None:
     svc, srv = server
-    _sign_in(page, srv.url, svc.keys["reader"])
+    sign_in(page, srv.url, svc.keys["reader"])
     sync_api.expect(page.locator("#key-error")).to_contain_text("may not audit")
     assert page.locator("#workspace").is_hidden()
 
 
 def test_a_wrong_key_asks_again(server: tuple[Service, ThreadServer], page: Any) -> None:
     _, srv = server
-    _sign_in(page, srv.url, "ovs_00000000_not-a-key")
+    sign_in(page, srv.url, "ovs_00000000_not-a-key")
     sync_api.expect(page.locator("#key-error")).not_to_be_empty()
     assert page.get_by_role("textbox", name="API key").is_visible()
     assert page.evaluate("sessionStorage.getItem('overstory.apiKey')") is None

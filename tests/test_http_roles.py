@@ -89,6 +89,13 @@ TABLE: list[Call] = [
     Call("GET", "/v1/audit/queue", "auditor", _path("/v1/audit/queue"), (200,)),
     Call("POST", "/v1/nodes/{node_id}/review", "auditor", _review, (201,)),
     Call("GET", "/v1/audit/log", "auditor", _path("/v1/audit/log"), (200,)),
+    Call(
+        "GET",
+        "/v1/nodes/{node_id}/source-diff",
+        "auditor",
+        _path("/v1/nodes/{node}/source-diff"),
+        (200,),
+    ),
     Call("POST", "/v1/query", "reader", _query, (200,)),
     Call("POST", "/v1/select", "reader", _select, (200,)),
 ]

@@ -19,6 +19,8 @@ router = APIRouter(include_in_schema=False)
 _FILES = {
     "audit.html": "text/html; charset=utf-8",
     "audit.js": "text/javascript; charset=utf-8",
+    "audit-source.js": "text/javascript; charset=utf-8",
+    "audit-keys.js": "text/javascript; charset=utf-8",
     "audit.css": "text/css; charset=utf-8",
 }
 _HEADERS = {

@@ -4,9 +4,11 @@
 "use strict";
 
 (function () {
+  const Source = window.OverstoryAuditSource;
+  const Keys = window.OverstoryAuditKeys;
+  const { el, pagesText, highlighted } = Source;
   const KEY_STORAGE = "overstory.apiKey";
   const PAGE = 20;
-  const WORD = /[\p{L}\p{N}]/u;
   const FLAG_NAMES = {
     condition: "dropped condition",
     negation: "dropped negation",
@@ -14,7 +16,7 @@
     absolute: "unsupported absolute",
   };
 
-  const state = { items: [], offset: 0, total: 0, current: null, detail: null };
+  const state = { items: [], offset: 0, total: 0, current: null, detail: null, sentence: -1 };
   const $ = (id) => document.getElementById(id);
 
   // --- API ---------------------------------------------------------------------------------
@@ -54,28 +56,8 @@
   }
 
   // --- helpers -----------------------------------------------------------------------------
-  function el(tag, attrs = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attrs)) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "className") node.className = value;
-      else if (name === "text") node.textContent = value;
-      else node.setAttribute(name, value === true ? "" : String(value));
-    }
-    for (const child of children) {
-      if (child === null || child === undefined) continue;
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return node;
-  }
-
   function say(message) {
     $("status").textContent = message;
-  }
-
-  function pagesText(pages) {
-    if (!pages || pages[0] === null || pages[0] === undefined) return "";
-    return pages[0] === pages[1] ? `p. ${pages[0]}` : `pp. ${pages[0]}–${pages[1]}`;
   }
 
   function pathText(node) {
@@ -106,38 +88,6 @@
       }));
     }
     return box;
-  }
-
-  // Text with every occurrence of the needles marked; built from text nodes only.
-  function highlighted(text, needles) {
-    const ranges = [];
-    const lower = text.toLowerCase();
-    for (const needle of needles) {
-      const wanted = (needle.text || "").trim();
-      if (wanted.length < 1) continue;
-      let from = 0;
-      for (;;) {
-        const at = lower.indexOf(wanted.toLowerCase(), from);
-        if (at < 0) break;
-        from = at + wanted.length;
-        // Whole words only: a flagged "50" is not the end of "3,550".
-        if (WORD.test(wanted[0]) && WORD.test(text[at - 1] || "")) continue;
-        if (WORD.test(wanted[wanted.length - 1]) && WORD.test(text[from] || "")) continue;
-        ranges.push({ start: at, end: from, kind: needle.kind, title: needle.title });
-      }
-    }
-    ranges.sort((a, b) => a.start - b.start || b.end - a.end);
-    const fragment = document.createDocumentFragment();
-    let pos = 0;
-    for (const range of ranges) {
-      if (range.start < pos) continue; // overlaps an earlier mark
-      fragment.append(text.slice(pos, range.start));
-      fragment.append(el("mark", { className: range.kind, title: range.title },
-        text.slice(range.start, range.end)));
-      pos = range.end;
-    }
-    fragment.append(text.slice(pos));
-    return fragment;
   }
 
   // --- sign in -----------------------------------------------------------------------------
@@ -238,6 +188,10 @@
   }
 
   // --- one node ----------------------------------------------------------------------------
+  function nodeUrl(item, tail = "") {
+    return `/v1/nodes/${encodeURIComponent(item.node.node_id)}${tail}`;
+  }
+
   async function openItem(item) {
     state.current = item;
     document.querySelectorAll(".queue-item").forEach((b) => {
@@ -247,14 +201,16 @@
     say("Loading the node and its sources…");
     let detail;
     try {
-      detail = await api(`/v1/nodes/${encodeURIComponent(item.node.node_id)}?passages_limit=200`);
+      detail = await api(nodeUrl(item, "?passages_limit=200"));
     } catch (error) {
       say(`Could not open the node: ${error.message}`);
       return;
     }
+    if (state.current !== item) return; // another summary was opened meanwhile
     renderDetail(item, detail);
     say("");
     $("detail-title").focus();
+    if (item.stale) loadSourceDiff(item);
   }
 
   function renderDetail(item, detail) {
@@ -263,13 +219,56 @@
     $("workspace").classList.remove("detail-closed");
     $("detail-panel").hidden = false;
     $("detail-title").textContent = pathText(node);
+    $("source-diff").hidden = true;
+    $("source-diff").replaceChildren();
     renderMeta(item);
-    renderSummary(node, item.flags);
+    renderSummary(node, item.flags, node.sentences);
     renderReview(item);
     renderPassages(detail, item.flags);
     $("correction-box").hidden = true;
     $("review-result").replaceChildren();
     $("review-note").value = "";
+  }
+
+  // A stale review: what changed in the source since, beside the summary.
+  async function loadSourceDiff(item) {
+    const box = $("source-diff");
+    box.hidden = false;
+    box.replaceChildren(el("p", { className: "meta", text: "Loading what changed in the source…" }));
+    try {
+      const diff = await api(nodeUrl(item, "/source-diff"));
+      if (state.current === item) Source.renderDiff(box, diff);
+    } catch (error) {
+      if (state.current === item) {
+        box.replaceChildren(el("p", { className: "error", text: `Could not compare the sources: ${error.message}` }));
+      }
+    }
+  }
+
+  // --- sentences and their sources ---------------------------------------------------------
+  function sentences() {
+    return (state.detail && state.detail.node.sentences) || [];
+  }
+
+  function selectSentence(index, { focus = true } = {}) {
+    const all = sentences();
+    const elements = $("detail-summary").querySelectorAll(".sentence");
+    if (!elements.length || index < 0 || index >= elements.length) return;
+    state.sentence = index;
+    elements.forEach((e, i) => {
+      e.setAttribute("aria-selected", String(i === index));
+      e.setAttribute("tabindex", i === index ? "0" : "-1");
+    });
+    if (focus) elements[index].focus({ preventScroll: true });
+    const shown = Source.showSources($("detail-passages"), all[index]);
+    $("sentence-source").textContent = Source.sentenceInfo(all[index], index, all.length, shown);
+  }
+
+  function moveSentence(delta) {
+    const count = $("detail-summary").querySelectorAll(".sentence").length;
+    if (!count) return;
+    const at = state.sentence < 0 ? (delta > 0 ? 0 : count - 1) : state.sentence + delta;
+    selectSentence(Math.max(0, Math.min(count - 1, at)));
   }
 
   function renderMeta(item) {
@@ -298,8 +297,13 @@
     return el("span", { className: "flag-source" }, `${label}: “`, highlighted(sentence, needles), "”");
   }
 
-  function renderSummary(node, flags) {
-    $("detail-summary").replaceChildren(highlighted(node.summary || "", flagNeedles(flags)));
+  function renderSummary(node, flags, sourced) {
+    state.sentence = -1;
+    const box = $("detail-summary");
+    const has = Source.renderSentences(box, node.summary || "", sourced, flagNeedles(flags));
+    $("sentence-source").textContent = has
+      ? "Select a sentence (click, or J / K) to mark its source in the passages."
+      : "This summary carries no source spans.";
     const s = node.summarizer;
     const review = node.review;
     if (review && review.corrected) {
@@ -342,21 +346,13 @@
   }
 
   function renderPassages(detail, flags) {
-    const list = $("detail-passages");
-    list.replaceChildren();
     const sourceNeedles = flags
       .filter((f) => f.source_quote || f.source_text)
       .map((f) => ({ text: f.source_quote || f.source_text, kind: "source-hit", title: f.message }));
     $("sources-count").textContent = detail.passages_total > detail.passages.length
       ? `${detail.passages.length} of ${detail.passages_total} passages shown.`
       : `${detail.passages_total} passage${detail.passages_total === 1 ? "" : "s"}.`;
-    for (const p of detail.passages) {
-      const where = [p.heading_path.slice(-1)[0], pagesText(p.pages), `chars ${p.char_start}–${p.char_end}`]
-        .filter(Boolean).join(" · ");
-      list.append(el("li", {},
-        el("span", { className: "passage-meta", text: where }),
-        el("blockquote", { className: "passage-text" }, highlighted(p.text || "", sourceNeedles))));
-    }
+    Source.renderPassages($("detail-passages"), detail.passages, detail.node.sentences, sourceNeedles);
   }
 
   // --- reviewing ---------------------------------------------------------------------------
@@ -373,6 +369,7 @@
     try {
       const result = await api(`/v1/nodes/${encodeURIComponent(item.node.node_id)}/review`,
         { method: "POST", body });
+      const rewritten = result.node.summary !== item.node.summary;
       item.status = result.review.status;
       item.review = result.review;
       item.stale = false;
@@ -381,20 +378,40 @@
       item.node.summary = result.node.summary;
       item.node.summarizer = result.node.summarizer;
       item.node.review = result.node.review;
+      // Another text is served: its sentences are found by the service (read again below).
+      if (rewritten) state.detail.node.sentences = null;
       showResult(result);
+      const wasEditing = !$("correction-box").hidden;
       $("correction-box").hidden = true;
+      $("source-diff").hidden = true;
       renderMeta(item);
-      renderSummary(item.node, item.flags);
+      renderSummary(item.node, item.flags, state.detail.node.sentences);
       renderReview(item);
       renderPassages(state.detail, item.flags);
       refreshListItem(item);
       say(`Saved: ${result.review.status}.`);
+      if (wasEditing) $("detail-title").focus();
+      if (rewritten) rereadSentences(item);
     } catch (error) {
       $("review-result").replaceChildren(el("p", { className: "error", text: `Not saved: ${error.message}` }));
       say("");
     } finally {
       buttons.forEach((b) => { b.disabled = false; });
     }
+  }
+
+  async function rereadSentences(item) {
+    let detail;
+    try {
+      detail = await api(nodeUrl(item, "?passages_limit=200"));
+    } catch (error) {
+      say(`Could not read the new summary's sources: ${error.message}`);
+      return;
+    }
+    if (state.current !== item) return;
+    state.detail = detail;
+    renderSummary(detail.node, item.flags, detail.node.sentences);
+    renderPassages(detail, item.flags);
   }
 
   function showResult(result) {
@@ -454,9 +471,36 @@
       state.offset += PAGE;
       loadQueue().catch((error) => say(error.message));
     });
+    wireDetail();
+    Keys.install({
+      approve: () => $("approve").click(),
+      correct: () => $("edit").click(),
+      reject: () => $("reject").click(),
+      next: () => openRelative(1),
+      previous: () => openRelative(-1),
+      nextSentence: () => moveSentence(1),
+      previousSentence: () => moveSentence(-1),
+      firstSentence: () => selectSentence(0),
+      lastSentence: () => selectSentence($("detail-summary").querySelectorAll(".sentence").length - 1),
+      save: () => $("save-correction").click(),
+      escape: () => {
+        if (!$("detail-panel").hidden && $("correction-box").hidden) closeDetail();
+      },
+      open: () => !$("detail-panel").hidden,
+    }, $("correction"));
+  }
+
+  function wireDetail() {
     $("close-detail").addEventListener("click", closeDetail);
-    document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && !$("detail-panel").hidden && $("correction-box").hidden) closeDetail();
+    $("detail-summary").addEventListener("click", (event) => {
+      const sentence = event.target instanceof Element && event.target.closest(".sentence");
+      if (sentence) selectSentence(Number(sentence.dataset.index));
+    });
+    $("detail-summary").addEventListener("focusin", (event) => {
+      const sentence = event.target instanceof Element && event.target.closest(".sentence");
+      if (sentence && Number(sentence.dataset.index) !== state.sentence) {
+        selectSentence(Number(sentence.dataset.index), { focus: false });
+      }
     });
     $("approve").addEventListener("click", () => submitReview("approved"));
     $("reject").addEventListener("click", () => submitReview("rejected"));
@@ -478,6 +522,30 @@
       }
       submitReview("corrected", text);
     });
+  }
+
+  // The next (delta 1) or previous (-1) summary of the queue, across its pages.
+  async function openRelative(delta) {
+    if (!state.items.length) return;
+    const id = state.current && state.current.node.node_id;
+    const at = state.items.findIndex((i) => i.node.node_id === id);
+    let next = at < 0 ? (delta > 0 ? 0 : state.items.length - 1) : at + delta;
+    try {
+      if (next >= state.items.length) {
+        if (state.offset + state.items.length >= state.total) return say("That was the last summary in the queue.");
+        state.offset += PAGE;
+        await loadQueue();
+        next = 0;
+      } else if (next < 0) {
+        if (state.offset === 0) return say("That was the first summary in the queue.");
+        state.offset = Math.max(0, state.offset - PAGE);
+        await loadQueue();
+        next = state.items.length - 1;
+      }
+    } catch (error) {
+      return say(`Could not load the queue: ${error.message}`);
+    }
+    if (state.items[next]) await openItem(state.items[next]);
   }
 
   function closeDetail() {
