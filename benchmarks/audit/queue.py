@@ -24,16 +24,15 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from benchmarks.common import ROOT
 from benchmarks.faithfulness.run import load as load_triples
 from benchmarks.faithfulness.source import PACKAGES
-from indexer.summarizers.support import align_text
 from indexer.lint import Linter
 from indexer.lint.flags import LintFlag
 from indexer.summarizers.sentences import split_sentences
+from indexer.summarizers.support import align_text
 
 OUT = ROOT / "benchmarks" / "results" / "audit_queue.json"
 MAX_FALSE = 5.0  # shown flags per 100 faithful summaries
