@@ -53,13 +53,11 @@ class Block:
 def blocks_of(text: str, offset: int) -> list[Block]:
     """Blocks at blank lines, each cut further where its lines change kind (a wrapped PDF page
     has no blank lines between paragraphs, lists and code)."""
-    # Block-quote markers read as the quoted text's margin: blanked, offsets kept.
-    text = _QUOTE_MARK.sub(lambda m: " " * len(m.group(0)), text)
     out: list[Block] = []
     pos = 0
     for m in [*_BLOCK_BREAK.finditer(text), None]:
         end = m.start() if m else len(text)
-        raw = text[pos:end]
+        raw = _unquoted(text[pos:end])
         if raw.strip():
             lead = len(raw) - len(raw.lstrip("\n"))
             body, at = raw[lead:], offset + pos + lead
@@ -76,6 +74,17 @@ def blocks_of(text: str, offset: int) -> list[Block]:
         if m:
             pos = m.end()
     return out
+
+
+def _unquoted(raw: str) -> str:
+    """A block quote of prose read without its markers (blanked, offsets kept); a transcript
+    whose lines start with a prompt ("> send") is left as it is."""
+    lines = [ln for ln in raw.split("\n") if ln.strip()]
+    if not lines or not all(_QUOTE_MARK.match(ln) for ln in lines):
+        return raw
+    if not any(TERMINAL.search(ln.rstrip()) for ln in lines):
+        return raw
+    return _QUOTE_MARK.sub(lambda m: " " * len(m.group(0)), raw)
 
 
 def line_kind(line: str) -> str:
