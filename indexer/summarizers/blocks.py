@@ -35,6 +35,8 @@ _DECLARATION = re.compile(
 
 _CODE_LINE = re.compile(
     r"::=|^\s{4,}\S|^\s*(?:#|//|--|/\*)\s|^[\w.:-]+\s*\(.*\)\s*;?\s*$|^\s*-{1,2}[A-Za-z][\w-]*[ ,=]"
+    r"|^\s*usage:\s",
+    re.IGNORECASE,
 )
 
 SYMBOL = re.compile(r"[{}=<>$\\;*&|^~]|::|->|\(\)")

@@ -121,6 +121,7 @@ _BOILERPLATE = re.compile(
 )
 
 
+_XREF = re.compile(r"\],?\s+(?:page|p\.)\s*\d+|\bsee\s+(?:page|p\.)\s*\d+", re.IGNORECASE)
 _CODE_SYMBOL = re.compile(r"[{}=<>$\\*&|^~]|::|->|\(\)|\[[A-Z][a-z]+\]")
 
 
@@ -182,6 +183,8 @@ def quotable(sentence: str) -> bool:
         return False  # a question (a menu entry, a FAQ title) states nothing
     if s.count("|") >= 2 or _POINTER.match(s) or _META.search(s) or _BOILERPLATE.search(s):
         return False
+    if _XREF.search(s):
+        return False  # a cross-reference to a page ("[asn1 decode], page 22")
     if len(_CODE_SYMBOL.findall(s)) >= 2:
         return False  # code run into the sentence (a prototype, an assignment)
     words = WORD.findall(s)

@@ -86,11 +86,7 @@ class ExtractiveSummarizer:
         units = units_of(request.own_text(), dialogue=is_dialogue(request.passages))
         kind = back_matter(request.title or "") if request.level != "document" else None
         if kind is not None:
-            # An index or a licence is named, never quoted: its clauses out of context mislead.
-            title = _bare(request.title or "")
-            spans: tuple[tuple[int, int], ...] = (request.heading,) if request.heading else ()
-            spans = spans or tuple((s, s + len(t)) for s, t in request.own_text()[:1])
-            sentences = [SourcedSentence(f"{title}: {kind}, {NOT_SUMMARIZED}.", spans, "outline")]
+            sentences = _back_matter(request, units, kind)
         elif request.children:
             sentences = _outline(request, units, self.max_tokens * _OUTLINE_FACTOR)
         else:
@@ -103,6 +99,25 @@ class ExtractiveSummarizer:
         result = SummaryResult.of_sentences(request.key, sentences, input_tokens=n_in)
         result.output_tokens = count_tokens(result.text or "")
         return result
+
+
+def _back_matter(request: SummaryRequest, units: list[Unit], kind: str) -> list[SourcedSentence]:
+    """An index or a licence is named, never quoted clause by clause (its clauses out of
+    context mislead): what it is, its opening statement, and its parts by name."""
+    title = _bare(request.title or "")
+    spans: tuple[tuple[int, int], ...] = (request.heading,) if request.heading else ()
+    spans = spans or tuple((s, s + len(t)) for s, t in request.own_text()[:1])
+    out = [SourcedSentence(f"{title}: {kind}, {NOT_SUMMARIZED}.", spans, "outline")]
+    opening = next((u for u in units if u.first and count_tokens(u.text) <= _MAX_PART_LEAD), None)
+    if opening is not None:
+        out.append(SourcedSentence(opening.text, opening.spans, "lead"))
+    named = [c for c in request.children if c.title]
+    if named:
+        heads = tuple(c.heading for c in named if c.heading)
+        out.append(
+            SourcedSentence(f"{COVERS} {_names([c.title for c in named])}.", heads, "outline")
+        )
+    return out
 
 
 def _kind(unit: Unit, lead: bool) -> str:

@@ -106,6 +106,23 @@ class _Draft:
     code: bool = False  # the items are one short piece of code the lead-in introduces
 
 
+@dataclass
+class _Reading:
+    """Where a run of blocks is: under a label, inside an entry, after a table's caption."""
+
+    labelled: bool = False
+    term: tuple[Piece, ...] = ()
+    command: Piece | None = None  # the entry whose options the following terms may be
+    owned: bool = False  # inside an entry whose term was given by a line above its paragraph
+    caption: Piece | None = None
+    opening: bool = False
+
+    def end_entry(self) -> None:
+        """Code, a table or a heading ends the entry (and the label) read so far."""
+        self.labelled = self.owned = False
+        self.term, self.caption, self.command = (), None, None
+
+
 def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
     """Units as sentence pieces (and the list items a lead-in takes), in order.
 
@@ -115,57 +132,50 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
             ("This option sets …" right under the option's heading).
     """
     out: list[_Draft] = []
-    labelled = False
-    term: tuple[Piece, ...] = ()
-    command: Piece | None = None  # the entry whose options the following terms may be
-    owned = False  # inside an entry whose term was given by a line above its first paragraph
-    caption: Piece | None = None
+    reading = _Reading(opening=opening)
     i = 0
+    if opening and blocks and (synopsis := _synopsis(blocks[0])) is not None:
+        out.append(_Draft([], [synopsis], code=True))
+        i = 1
     while i < len(blocks):
-        block = blocks[i]
-        following = blocks[i + 1].kind if i + 1 < len(blocks) else ""
-        if block.kind == "label":
-            labelled = True
-            i += 1
-            continue
-        if following == "table" and _is_caption(block):
-            caption = term_piece(block)
-            i += 1
-            continue
-        if following == "paragraph" and (found := term_of(block, blocks[i + 1])) is not None:
-            # A short line over a paragraph: a defined term (a definition list) or the synopsis
-            # of a command or function, whose paragraph describes it and names it nowhere.
-            term, command = nested(found, command)
-            owned = False
-            i += 1
-            continue
-        if block.kind == "paragraph" and owned:
-            # A further paragraph of a described entry: whose it is (the entry's, an option's
-            # of it, the list's) the text no longer says, so no summary sentence is taken.
-            i += 1
-            continue
-        if block.kind == "table":
-            draft = _table_draft(block, caption, labelled)
-            if draft is not None:
-                out.append(draft)
-            caption, term, labelled, owned, command = None, (), False, False, None
-            i += 1
-            continue
-        if block.kind == "item":
-            i = _unled_list(blocks, i, out, labelled, term)
-            term, owned = (), False
-            continue
-        if block.kind != "paragraph":
-            # Code that names no entry (another command's synopsis on several lines) ends the
-            # entry whose options the following terms would be.
-            labelled, term, caption, owned, command = False, (), None, False, None
-            i += 1
-            continue
-        i = _paragraph(blocks, i, out, labelled, term, opening=opening and not out)
-        owned = bool(term)
-        term, opening, labelled = (), False, False
-        i += 1
+        i = _step(blocks, i, out, reading)
     return [d for d in out if d.table is not None or all(quotable(p.text) for p in d.pieces)]
+
+
+def _step(blocks: list[Block], i: int, out: list[_Draft], reading: _Reading) -> int:
+    """Read ``blocks[i]`` (and what it takes with it); the index of the next block."""
+    block = blocks[i]
+    following = blocks[i + 1].kind if i + 1 < len(blocks) else ""
+    if block.kind == "label":
+        reading.labelled = True
+    elif following == "table" and _is_caption(block):
+        reading.caption = term_piece(block)
+    elif following == "paragraph" and (found := term_of(block, blocks[i + 1])) is not None:
+        # A short line over a paragraph: a defined term (a definition list) or the synopsis
+        # of a command or function, whose paragraph describes it and names it nowhere.
+        reading.term, reading.command = nested(found, reading.command)
+        reading.owned = False
+    elif block.kind == "paragraph" and reading.owned:
+        pass  # a further paragraph of an entry: whose it is the text no longer says
+    elif block.kind == "table":
+        draft = _table_draft(block, reading.caption, reading.labelled)
+        if draft is not None:
+            out.append(draft)
+        reading.end_entry()
+    elif block.kind == "item":
+        after = _unled_list(blocks, i, out, reading.labelled, reading.term)
+        reading.term, reading.owned = (), False
+        return after
+    elif block.kind != "paragraph":
+        # Code that names no entry (another command's synopsis on several lines) ends the
+        # entry whose options the following terms would be.
+        reading.end_entry()
+    else:
+        opens = reading.opening and not any(d.pieces for d in out)  # a synopsis at most
+        i = _paragraph(blocks, i, out, reading.labelled, reading.term, opening=opens)
+        reading.owned = bool(reading.term)
+        reading.term, reading.opening, reading.labelled = (), False, False
+    return i + 1
 
 
 def _unled_list(
@@ -194,7 +204,7 @@ def _paragraph(
     chain: list[Piece] = []
     pieces = sentence_spans(blocks[i].text, blocks[i].start)
     # Text right after code speaks of that code ("We set both memory and swap, so …").
-    after_code = i > 0 and blocks[i - 1].kind == "code"
+    after_code = i > 0 and blocks[i - 1].kind == "code" and not opening
     for j, piece in enumerate(pieces):
         text = piece.text
         heads_itself = j == 0 and (bool(term) or opening)
@@ -300,15 +310,27 @@ def _is_caption(block: Block) -> bool:
     return "\n" not in text and bool(_CAPTION.match(text)) and len(WORD.findall(text)) <= 16
 
 
-def _short_code(block: Block) -> tuple[Piece, int] | None:
+_OPTION = re.compile(r"(?<![\w-])--?[a-z]")
+
+
+def _synopsis(block: Block) -> Piece | None:
+    """A node opening with a short block of code that names options (``--pid="" : Set the
+    PID namespace …``): the synopsis of what the node is about, quoted whole."""
+    if block.kind != "code" or not _OPTION.search(block.text):
+        return None
+    found = _short_code(block, limit=2 * _SHORT_CODE)
+    return found[0] if found is not None and found[1] == 0 else None
+
+
+def _short_code(block: Block, limit: int = _SHORT_CODE) -> tuple[Piece, int] | None:
     """The code a lead-in introduces, as quoted: whole when it is short (a command, a syntax),
     else its first line; and how many lines are left out."""
     lines = [ln for ln in block.text.split("\n") if ln.strip() and "```" not in ln]
     if not lines:
         return None
     whole = " ".join(ln.strip() for ln in lines)
-    shown = lines if len(lines) <= 3 and len(whole) <= _SHORT_CODE else lines[:1]
-    if len(shown[0].strip()) > _SHORT_CODE:
+    shown = lines if len(lines) <= 3 and len(whole) <= limit else lines[:1]
+    if len(shown[0].strip()) > limit:
         return None
     start = block.start + block.text.index(shown[0]) + len(shown[0]) - len(shown[0].lstrip())
     end = block.start + block.text.index(shown[-1]) + len(shown[-1].rstrip())
@@ -384,7 +406,7 @@ def _render(draft: _Draft) -> str:
         if draft.more:
             text += f"; {MORE_ROWS}"
     elif draft.code:
-        text = f"{text} `{draft.items[0].text}`"
+        text = f"{text} `{draft.items[0].text}`".strip()
         if draft.more:
             text += " " + MORE_LINES.format(n=draft.more)
         if draft.term:
