@@ -163,15 +163,18 @@ def is_lead_in(sentence: str) -> bool:
     return sentence.rstrip().endswith(":")
 
 
+# An identifier may open a sentence in lower case ("asn1Parser reads …", "dnssec-keygen …").
+_IDENTIFIER_START = re.compile(r"^[a-z][\w.]*[A-Z0-9_.-][\w.-]*\s")
+
+
 def complete(sentence: str) -> bool:
-    """A whole sentence: a capital or a figure first, a sentence end last, enough words."""
+    """A whole sentence: a capital, a figure or an identifier first, a sentence end last, enough
+    words."""
     s = strip_markup(sentence)
-    return (
-        bool(s)
-        and (s[0].isupper() or s[0].isdigit() or s[0] in "\"'(“‘`")
-        and bool(TERMINAL.search(s))
-        and len(WORD.findall(s)) >= 4
+    opens = bool(s) and (
+        s[0].isupper() or s[0].isdigit() or s[0] in "\"'(“‘`" or bool(_IDENTIFIER_START.match(s))
     )
+    return opens and bool(TERMINAL.search(s)) and len(WORD.findall(s)) >= 4
 
 
 def quotable(sentence: str) -> bool:

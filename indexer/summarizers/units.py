@@ -21,10 +21,9 @@ conventions of technical writing, not patterns of particular sentences.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from indexer.summarizers.blocks import LIST_ITEM, TERMINAL, WORD, Block, blocks_of
+from indexer.summarizers.blocks import LIST_ITEM, Block, blocks_of
 from indexer.summarizers.cues import (
     complete,
     is_lead_in,
@@ -34,13 +33,18 @@ from indexer.summarizers.cues import (
     refers_to,
 )
 from indexer.summarizers.dialogue import is_content, speaker_end
-from indexer.summarizers.framing import MORE_ITEMS, MORE_LINES, MORE_ROWS
-from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
-from indexer.summarizers.terms import nested, term_of, term_piece, term_text
+from indexer.summarizers.drafts import (
+    MAX_UNIT_TOKENS,
+    Draft,
+    is_caption,
+    render,
+    short_code,
+    synopsis,
+    table_draft,
+)
+from indexer.summarizers.sentences import Piece, sentence_spans
+from indexer.summarizers.terms import nested, term_of, term_piece
 from indexer.tokens import count_tokens
-
-MAX_UNIT_TOKENS = 110
-"""A unit longer than this (a lead-in with a long list) is not quoted at all."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
         blocks = blocks_of(text, run_start)
         found = _dialogue_units(blocks) if dialogue else _units(blocks, opening=n == 0)
         for draft in found:
-            rendered = _render(draft)
+            rendered = render(draft)
             if rendered:
                 pieces = [*draft.term, *draft.pieces, *draft.items]
                 out.append(
@@ -93,17 +97,6 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
                     )
                 )
     return out
-
-
-@dataclass
-class _Draft:
-    pieces: list[Piece]
-    items: list[Piece] = field(default_factory=list)
-    label: bool = False
-    term: tuple[Piece, ...] = ()
-    more: int = 0  # items left out of a long list
-    table: list[list[str]] | None = None  # header and rows, for a table's unit
-    code: bool = False  # the items are one short piece of code the lead-in introduces
 
 
 @dataclass
@@ -123,7 +116,7 @@ class _Reading:
         self.term, self.caption, self.command = (), None, None
 
 
-def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
+def _units(blocks: list[Block], *, opening: bool = False) -> list[Draft]:
     """Units as sentence pieces (and the list items a lead-in takes), in order.
 
     Args:
@@ -131,24 +124,37 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[_Draft]:
         opening: The run opens the node: its first sentence may lean on the node's heading
             ("This option sets …" right under the option's heading).
     """
-    out: list[_Draft] = []
+    out: list[Draft] = []
     reading = _Reading(opening=opening)
     i = 0
-    if opening and blocks and (synopsis := _synopsis(blocks[0])) is not None:
-        out.append(_Draft([], [synopsis], code=True))
+    if opening and blocks and (found := synopsis(blocks[0])) is not None:
+        out.append(Draft([], [found], code=True))
         i = 1
     while i < len(blocks):
         i = _step(blocks, i, out, reading)
-    return [d for d in out if d.table is not None or all(quotable(p.text) for p in d.pieces)]
+    return [kept for d in out if (kept := _quotable_part(d)) is not None]
 
 
-def _step(blocks: list[Block], i: int, out: list[_Draft], reading: _Reading) -> int:
+def _quotable_part(draft: Draft) -> Draft | None:
+    """The draft up to its first sentence that is no statement (a sentence never depends on the
+    ones after it), or None when its first is none."""
+    if draft.table is not None:
+        return draft
+    bad = next((k for k, p in enumerate(draft.pieces) if not quotable(p.text)), None)
+    if bad is None:
+        return draft
+    if bad == 0:
+        return None
+    return Draft(draft.pieces[:bad], [], draft.label, draft.term)
+
+
+def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> int:
     """Read ``blocks[i]`` (and what it takes with it); the index of the next block."""
     block = blocks[i]
     following = blocks[i + 1].kind if i + 1 < len(blocks) else ""
     if block.kind == "label":
         reading.labelled = True
-    elif following == "table" and _is_caption(block):
+    elif following == "table" and is_caption(block):
         reading.caption = term_piece(block)
     elif following == "paragraph" and (found := term_of(block, blocks[i + 1])) is not None:
         # A short line over a paragraph: a defined term (a definition list) or the synopsis
@@ -158,7 +164,7 @@ def _step(blocks: list[Block], i: int, out: list[_Draft], reading: _Reading) -> 
     elif block.kind == "paragraph" and reading.owned:
         pass  # a further paragraph of an entry: whose it is the text no longer says
     elif block.kind == "table":
-        draft = _table_draft(block, reading.caption, reading.labelled)
+        draft = table_draft(block, reading.caption, reading.labelled)
         if draft is not None:
             out.append(draft)
         reading.end_entry()
@@ -179,14 +185,14 @@ def _step(blocks: list[Block], i: int, out: list[_Draft], reading: _Reading) -> 
 
 
 def _unled_list(
-    blocks: list[Block], i: int, out: list[_Draft], labelled: bool, term: tuple[Piece, ...]
+    blocks: list[Block], i: int, out: list[Draft], labelled: bool, term: tuple[Piece, ...]
 ) -> int:
     """A list with no lead-in: each item whose first sentence stands alone is a unit; the
     index after the list."""
     while i < len(blocks) and blocks[i].kind == "item":
         first = _first_sentence(blocks[i])
         if first is not None and not leans_back(first.text) and quotable(first.text):
-            out.append(_Draft([first], label=labelled, term=term))
+            out.append(Draft([first], label=labelled, term=term))
         i += 1
     return i
 
@@ -194,7 +200,7 @@ def _unled_list(
 def _paragraph(
     blocks: list[Block],
     i: int,
-    out: list[_Draft],
+    out: list[Draft],
     labelled: bool,
     term: tuple[Piece, ...],
     *,
@@ -231,38 +237,38 @@ def _paragraph(
     return i
 
 
-def _emit(out: list[_Draft], chain: list[Piece], labelled: bool, term: tuple[Piece, ...]) -> None:
+def _emit(out: list[Draft], chain: list[Piece], labelled: bool, term: tuple[Piece, ...]) -> None:
     if chain:
-        out.append(_Draft(list(chain), [], labelled, term))
+        out.append(Draft(list(chain), [], labelled, term))
 
 
 def _lead_in(
     blocks: list[Block], i: int, chain: list[Piece], labelled: bool, term: tuple[Piece, ...]
-) -> tuple[_Draft, int] | None:
+) -> tuple[Draft, int] | None:
     """A lead-in with the list or table it introduces (None: it introduces code or nothing),
     and the index of the last block taken."""
-    if i + 1 < len(blocks) and blocks[i + 1].kind == "table" and _is_caption(blocks[i]):
+    if i + 1 < len(blocks) and blocks[i + 1].kind == "table" and is_caption(blocks[i]):
         i += 1  # the table's caption sits between the lead-in and the table
     if i < len(blocks) and blocks[i].kind == "table":
-        draft = _table_draft(blocks[i], None, labelled, lead=list(chain))
+        draft = table_draft(blocks[i], None, labelled, lead=list(chain))
         return (draft, i) if draft is not None else None
     if i < len(blocks) and blocks[i].kind == "code":
         if not is_lead_in(chain[-1].text):
             return None  # "the following finds …": an example whose extent the text leaves open
         if _names_entry(blocks, i):
             return None  # it introduces a list of entries, each with its own paragraph
-        found = _short_code(blocks[i])
+        found = short_code(blocks[i])
         if found is None or _more_code(blocks, i + 1):
             return None  # no code, or more than one piece of it: what it introduces is unclear
         code, more = found
-        return _Draft(list(chain), [code], labelled, term, more=more, code=True), i
+        return Draft(list(chain), [code], labelled, term, more=more, code=True), i
     items, after = _list_after(blocks, i)
     if not items or _interrupted(blocks, after) or any(points_forward(p.text) for p in items):
         return None  # a list whose steps are interleaved with code cannot be quoted whole
     kept, more = _fit_items(chain, items)
     if not kept:
         return None
-    return _Draft(list(chain), kept, labelled, term, more=more), after - 1
+    return Draft(list(chain), kept, labelled, term, more=more), after - 1
 
 
 def _names_entry(blocks: list[Block], i: int) -> bool:
@@ -300,84 +306,13 @@ def _first_sentence(block: Block) -> Piece | None:
     return pieces[0] if pieces and complete(pieces[0].text) else None
 
 
-_CAPTION = re.compile(r"^(?:table|tab\.)\s+[\w.-]+", re.IGNORECASE)
-_SHORT_CODE = 160
-
-
-def _is_caption(block: Block) -> bool:
-    """A table's caption ("Table 5.2. List of network address ranges")."""
-    text = block.text.strip()
-    return "\n" not in text and bool(_CAPTION.match(text)) and len(WORD.findall(text)) <= 16
-
-
-_OPTION = re.compile(r"(?<![\w-])--?[a-z]")
-
-
-def _synopsis(block: Block) -> Piece | None:
-    """A node opening with a short block of code that names options (``--pid="" : Set the
-    PID namespace …``): the synopsis of what the node is about, quoted whole."""
-    if block.kind != "code" or not _OPTION.search(block.text):
-        return None
-    found = _short_code(block, limit=2 * _SHORT_CODE)
-    return found[0] if found is not None and found[1] == 0 else None
-
-
-def _short_code(block: Block, limit: int = _SHORT_CODE) -> tuple[Piece, int] | None:
-    """The code a lead-in introduces, as quoted: whole when it is short (a command, a syntax),
-    else its first line; and how many lines are left out."""
-    lines = [ln for ln in block.text.split("\n") if ln.strip() and "```" not in ln]
-    if not lines:
-        return None
-    whole = " ".join(ln.strip() for ln in lines)
-    shown = lines if len(lines) <= 3 and len(whole) <= limit else lines[:1]
-    if len(shown[0].strip()) > limit:
-        return None
-    start = block.start + block.text.index(shown[0]) + len(shown[0]) - len(shown[0].lstrip())
-    end = block.start + block.text.index(shown[-1]) + len(shown[-1].rstrip())
-    text = " ".join(ln.strip() for ln in shown)
-    return Piece(text, start, end), len(lines) - len(shown)
-
-
-def _table_draft(
-    block: Block, caption: Piece | None, labelled: bool, lead: list[Piece] | None = None
-) -> _Draft | None:
-    """A small table as one unit: its caption or lead-in, its header and the rows that fit."""
-    rows = [
-        [c.strip() for c in line.strip().strip("|").split("|")]
-        for line in block.text.split("\n")
-        if "|" in line and not re.fullmatch(r"[\s|:-]+", line)
-    ]
-    if len(rows) < 2 or len(rows[0]) < 2:
-        return None
-    # A row with a "|" of its own in a cell cannot be told apart: it is left out.
-    rows = [rows[0], *(r for r in rows[1:] if len(r) == len(rows[0]))]
-    pieces = list(lead or ([caption] if caption is not None else []))
-    if not pieces:
-        return None  # a table with nothing saying what it is
-    header, body = rows[0], rows[1:]
-    budget = MAX_UNIT_TOKENS - sum(count_tokens(p.text) for p in pieces)
-    budget -= count_tokens(" ".join(header))
-    kept: list[list[str]] = []
-    for row in body:
-        cost = count_tokens(" ".join(row)) + 2
-        if cost > budget:
-            break
-        kept.append(row)
-        budget -= cost
-    if not kept:
-        return None
-    end = block.start + len(block.text.rstrip())
-    span = Piece(block.text, block.start, end)
-    return _Draft(pieces, [span], labelled, more=len(body) - len(kept), table=[header, *kept])
-
-
-def _dialogue_units(blocks: list[Block]) -> list[_Draft]:
-    out: list[_Draft] = []
+def _dialogue_units(blocks: list[Block]) -> list[Draft]:
+    out: list[Draft] = []
     for block in blocks:
         skip = speaker_end(block.text)
         for piece in sentence_spans(block.text[skip:], block.start + skip):
             if is_content(piece.text) and complete(piece.text):
-                out.append(_Draft([piece], [], False))
+                out.append(Draft([piece], [], False))
     return out
 
 
@@ -395,36 +330,6 @@ def _list_after(blocks: list[Block], i: int) -> tuple[list[Piece], int]:
     return items, i
 
 
-def _render(draft: _Draft) -> str:
-    """The unit's text: sentences as written, a lead-in's list items joined by semicolons (and
-    how many were left out), a table's rows, a defined term before its definition."""
-    text = " ".join(strip_markup(p.text) for p in draft.pieces)
-    if draft.table is not None:
-        header, *rows = draft.table
-        shown = "; ".join(", ".join(strip_markup(c) for c in row) for row in rows)
-        text = f"{text.rstrip(':').rstrip('.')} ({', '.join(header)}): {shown}"
-        if draft.more:
-            text += f"; {MORE_ROWS}"
-    elif draft.code:
-        text = f"{text} `{draft.items[0].text}`".strip()
-        if draft.more:
-            text += " " + MORE_LINES.format(n=draft.more)
-        if draft.term:
-            text = f"{term_text(draft.term)}: {text}"
-        return text + ("" if text.endswith(".") else ".")
-    elif draft.items:
-        items = [" ".join(strip_markup(p.text).rstrip(".;,").split()) for p in draft.items]
-        text = f"{text} {'; '.join(items)}"
-    if draft.more and draft.table is None and not draft.code:
-        text = f"{text.rstrip('.')}; " + MORE_ITEMS.format(n=draft.more)
-    if draft.term:
-        text = f"{term_text(draft.term)}: {text}"
-    text = text.strip()
-    if text and not TERMINAL.search(text):
-        text += "."
-    return text
-
-
 def listing(runs: list[tuple[int, str]]) -> Unit | None:
     """The first list or table of a node's own text as one unit without a lead-in (for a node
     that holds no quotable statement: its summary then shows what the list or table holds)."""
@@ -433,15 +338,15 @@ def listing(runs: list[tuple[int, str]]) -> Unit | None:
         for i, block in enumerate(blocks):
             if block.kind == "table":
                 header = Piece("", block.start, block.start)
-                draft = _table_draft(block, None, False, lead=[header])
+                draft = table_draft(block, None, False, lead=[header])
             elif block.kind == "item":
                 items, _ = _list_after(blocks, i)
                 kept, more = _fit_items([], items)
-                draft = _Draft([], kept, more=more) if len(items) >= 2 and kept else None
+                draft = Draft([], kept, more=more) if len(items) >= 2 and kept else None
             else:
                 continue
             if draft is not None:
                 pieces = [*draft.pieces, *draft.items]
                 spans = tuple((p.start, p.end) for p in pieces if p.end > p.start)
-                return Unit(_render(draft).lstrip(" (").replace(") :", ":", 1), spans, 0)
+                return Unit(render(draft).lstrip(" (").replace(") :", ":", 1), spans, 0)
     return None

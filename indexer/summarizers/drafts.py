@@ -1,0 +1,133 @@
+"""Quoted units as drafts: the source pieces a unit quotes, and how they read in a summary.
+
+A draft holds sentence pieces, the list items a lead-in takes (or one piece of code, or a
+table's rows), the entry it describes and how much of a list it leaves out; :func:`render` writes
+its text: sentences as written, items joined by semicolons, a table as "caption (columns): row;
+row", code in backticks, the entry's name before what describes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from indexer.summarizers.blocks import TERMINAL, WORD, Block
+from indexer.summarizers.framing import MORE_ITEMS, MORE_LINES, MORE_ROWS
+from indexer.summarizers.sentences import Piece, strip_markup
+from indexer.summarizers.terms import term_text
+from indexer.tokens import count_tokens
+
+MAX_UNIT_TOKENS = 110
+"""A unit longer than this (a lead-in with a long list) is not quoted at all."""
+
+
+@dataclass
+class Draft:
+    pieces: list[Piece]
+    items: list[Piece] = field(default_factory=list)
+    label: bool = False
+    term: tuple[Piece, ...] = ()
+    more: int = 0  # items left out of a long list
+    table: list[list[str]] | None = None  # header and rows, for a table's unit
+    code: bool = False  # the items are one short piece of code the lead-in introduces
+
+
+_CAPTION = re.compile(r"^(?:table|tab\.)\s+[\w.-]+", re.IGNORECASE)
+_SHORT_CODE = 160
+
+
+def is_caption(block: Block) -> bool:
+    """A table's caption ("Table 5.2. List of network address ranges")."""
+    text = block.text.strip()
+    return "\n" not in text and bool(_CAPTION.match(text)) and len(WORD.findall(text)) <= 16
+
+
+_OPTION = re.compile(r"(?<![\w-])--?[a-z]")
+
+
+def synopsis(block: Block) -> Piece | None:
+    """A node opening with a short block of code that names options (``--pid="" : Set the
+    PID namespace …``): the synopsis of what the node is about, quoted whole."""
+    if block.kind != "code" or not _OPTION.search(block.text):
+        return None
+    found = short_code(block, limit=2 * _SHORT_CODE)
+    return found[0] if found is not None and found[1] == 0 else None
+
+
+def short_code(block: Block, limit: int = _SHORT_CODE) -> tuple[Piece, int] | None:
+    """The code a lead-in introduces, as quoted: whole when it is short (a command, a syntax),
+    else its first line; and how many lines are left out."""
+    lines = [ln for ln in block.text.split("\n") if ln.strip() and "```" not in ln]
+    if not lines:
+        return None
+    whole = " ".join(ln.strip() for ln in lines)
+    shown = lines if len(lines) <= 3 and len(whole) <= limit else lines[:1]
+    if len(shown[0].strip()) > limit:
+        return None
+    start = block.start + block.text.index(shown[0]) + len(shown[0]) - len(shown[0].lstrip())
+    end = block.start + block.text.index(shown[-1]) + len(shown[-1].rstrip())
+    text = " ".join(ln.strip() for ln in shown)
+    return Piece(text, start, end), len(lines) - len(shown)
+
+
+def table_draft(
+    block: Block, caption: Piece | None, labelled: bool, lead: list[Piece] | None = None
+) -> Draft | None:
+    """A small table as one unit: its caption or lead-in, its header and the rows that fit."""
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in block.text.split("\n")
+        if "|" in line and not re.fullmatch(r"[\s|:-]+", line)
+    ]
+    if len(rows) < 2 or len(rows[0]) < 2:
+        return None
+    # A row with a "|" of its own in a cell cannot be told apart: it is left out.
+    rows = [rows[0], *(r for r in rows[1:] if len(r) == len(rows[0]))]
+    pieces = list(lead or ([caption] if caption is not None else []))
+    if not pieces:
+        return None  # a table with nothing saying what it is
+    header, body = rows[0], rows[1:]
+    budget = MAX_UNIT_TOKENS - sum(count_tokens(p.text) for p in pieces)
+    budget -= count_tokens(" ".join(header))
+    kept: list[list[str]] = []
+    for row in body:
+        cost = count_tokens(" ".join(row)) + 2
+        if cost > budget:
+            break
+        kept.append(row)
+        budget -= cost
+    if not kept:
+        return None
+    end = block.start + len(block.text.rstrip())
+    span = Piece(block.text, block.start, end)
+    return Draft(pieces, [span], labelled, more=len(body) - len(kept), table=[header, *kept])
+
+
+def render(draft: Draft) -> str:
+    """The unit's text: sentences as written, a lead-in's list items joined by semicolons (and
+    how many were left out), a table's rows, a defined term before its definition."""
+    text = " ".join(strip_markup(p.text) for p in draft.pieces)
+    if draft.table is not None:
+        header, *rows = draft.table
+        shown = "; ".join(", ".join(strip_markup(c) for c in row) for row in rows)
+        text = f"{text.rstrip(':').rstrip('.')} ({', '.join(header)}): {shown}"
+        if draft.more:
+            text += f"; {MORE_ROWS}"
+    elif draft.code:
+        text = f"{text} `{draft.items[0].text}`".strip()
+        if draft.more:
+            text += " " + MORE_LINES.format(n=draft.more)
+        if draft.term:
+            text = f"{term_text(draft.term)}: {text}"
+        return text + ("" if text.endswith(".") else ".")
+    elif draft.items:
+        items = [" ".join(strip_markup(p.text).rstrip(".;,").split()) for p in draft.items]
+        text = f"{text} {'; '.join(items)}"
+    if draft.more and draft.table is None and not draft.code:
+        text = f"{text.rstrip('.')}; " + MORE_ITEMS.format(n=draft.more)
+    if draft.term:
+        text = f"{term_text(draft.term)}: {text}"
+    text = text.strip()
+    if text and not TERMINAL.search(text):
+        text += "."
+    return text
