@@ -295,6 +295,14 @@ class Settings(BaseSettings):
         "(token vectors distilled from the bundled encoder, fast), `encoder` (the configured "
         "embedder on every sentence, slow), `words` (shared words only).",
     )
+    lint_min_confidence: float = Field(
+        0.75,
+        ge=0.0,
+        le=1.0,
+        description="A lint flag is shown in the audit queue when its confidence reaches this "
+        "(chosen on the team's fault sets: at most 5 flags per 100 faithful summaries); the "
+        "queue's `all_flags` shows the others too.",
+    )
     lint_judge: bool = Field(
         False,
         description="Also ask a chat model on the `openai` backend's server which statements of "

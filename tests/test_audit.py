@@ -299,12 +299,22 @@ def _tree(svc: Service) -> dict[str, Any]:
 
 
 def test_http_queue_for_auditors_only(svc: Service) -> None:
-    r = svc.client.get("/v1/audit/queue", headers=svc.as_role("auditor"))
+    r = svc.client.get("/v1/audit/queue?all_flags=true", headers=svc.as_role("auditor"))
     assert r.status_code == 200, r.text
     assert [i["node"]["title"] for i in r.json()["items"]][:2] == [
         "1.2 Inspection",
         "1.1 Replacement",
     ]
+    assert all(i["hidden_flags"] == 0 for i in r.json()["items"])
+    # By default a flag less likely than lint_min_confidence to be a real fault is not shown
+    # (it is counted), and the likeliest stays first.
+    r = svc.client.get("/v1/audit/queue", headers=svc.as_role("auditor"))
+    items = r.json()["items"]
+    assert items[0]["node"]["title"] == "1.2 Inspection"
+    for item in items:
+        floor = svc.app.state.index.settings.lint_min_confidence
+        assert all(f["confidence"] is None or f["confidence"] >= floor for f in item["flags"])
+    assert sum(i["hidden_flags"] for i in items) >= 1
     r = svc.client.get("/v1/audit/queue", headers=svc.as_role("editor"))
     assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden"
     r = svc.client.get(
@@ -436,8 +446,12 @@ def test_cli_lists_the_queue_and_reviews(fast_settings: Settings) -> None:
     ingest_manual(idx)
     store = str(fast_settings.store)
     env = {"OVERSTORY_EMBEDDER": "hashing", **catalog_env(fast_settings)}
-    _, listed, _ = run_cli("audit", "--store", store, "--limit", "2", "--json", env=env)
+    args = ("audit", "--store", store, "--json")
+    _, listed, _ = run_cli(*args, "--limit", "2", "--all-flags", env=env)
     assert [i["node"]["title"] for i in listed["items"]] == ["1.2 Inspection", "1.1 Replacement"]
+    _, shown, _ = run_cli(*args, env=env)  # flags below lint_min_confidence hidden, counted
+    assert shown["items"][0]["node"]["title"] == "1.2 Inspection"
+    assert sum(i["hidden_flags"] for i in shown["items"]) >= 1
     node_id = listed["items"][0]["node"]["node_id"]
     _, result, _ = run_cli(
         "audit", "review", node_id, "--correct", "Inspect the seal faces every 2,000 hours.",

@@ -48,6 +48,11 @@ def _queue_options(fn: F) -> F:
             ),
             click.option("--limit", type=click.IntRange(1, 500), default=20, show_default=True),
             click.option("--offset", type=click.IntRange(0), default=0, show_default=True),
+            click.option(
+                "--all-flags",
+                is_flag=True,
+                help="Also show the flags below the setting lint_min_confidence.",
+            ),
             store_option,
             json_option,
         ]
@@ -77,6 +82,7 @@ def queue_command(
     status: str,
     limit: int,
     offset: int,
+    all_flags: bool,
     store: Path | None,
     as_json: bool,
 ) -> None:
@@ -89,6 +95,7 @@ def queue_command(
         limit=limit,
         offset=offset,
         linter=index.linter,
+        min_confidence=0.0 if all_flags else index.settings.lint_min_confidence,
     )
     if as_json:
         emit_json(result)

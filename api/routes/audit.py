@@ -29,11 +29,14 @@ class FlagPublic(BaseModel):
     """One lint flag: a problem found in a summary against its source."""
 
     kind: str = Field(
-        description="condition, negation, number or absolute (the judge may also say unsupported)."
+        description="condition, negation, number, absolute or dependency (an extracted sentence "
+        "that leans on source text the summary leaves out; the judge may also say unsupported)."
     )
     message: str = Field(description="What was dropped or changed.")
     summary_text: str = Field(description="The summary sentence the flag is about.")
-    source_text: str | None = Field(description="The source sentence it restates, if any.")
+    source_text: str | None = Field(
+        description="The source it is compared with, in one line: the text its sentence cites."
+    )
     summary_quote: str | None = Field(
         None,
         description="The words of the summary to highlight (an invented number, an added "
@@ -53,6 +56,9 @@ class FlagPublic(BaseModel):
         description="How likely the flag names a real fault: the share of such flags that did on "
         "the planted-fault benchmark, where half the summaries hold one (so a real queue's rate "
         "is lower; the order is what counts). Null for the judge's flags.",
+    )
+    sentence: int | None = Field(
+        None, description="Index of the summary sentence it is about (in the node's sentences)."
     )
 
 
@@ -123,6 +129,10 @@ class QueueItemPublic(BaseModel):
     node: QueueNodePublic
     status: Literal["pending", "approved", "corrected", "rejected"]
     flags: list[FlagPublic]
+    hidden_flags: int = Field(
+        description="Flags not shown: less likely than `lint_min_confidence` to name a real "
+        "fault (`all_flags` shows them)."
+    )
     review: ReviewPublic | None = Field(
         description="The latest review of the node (for a stale node: the one of the old source)."
     )
@@ -202,9 +212,13 @@ async def get_queue(
     status: QueueStatus = "pending",
     limit: Annotated[int, Query(ge=1, le=MAX_QUEUE_PAGE)] = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+    all_flags: Annotated[
+        bool, Query(description="Also show flags below `lint_min_confidence`.")
+    ] = False,
 ) -> QueuePublic:
-    """The served summaries to audit: stale reviews first, then the most serious lint flags,
+    """The served summaries to audit: stale reviews first, then the likeliest lint flags,
     then top levels, then document order."""
+    floor = 0.0 if all_flags else index.settings.lint_min_confidence
     result = await run_in_threadpool(
         lambda: queue(
             index.catalog,
@@ -213,6 +227,7 @@ async def get_queue(
             limit=limit,
             offset=offset,
             linter=index.linter,
+            min_confidence=floor,
         )
     )
     return QueuePublic.model_validate(result)

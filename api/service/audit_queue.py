@@ -36,6 +36,7 @@ class _Item:
     row: Row
     state: ReviewState
     flags: Flags
+    hidden: int = 0
 
 
 def queue(
@@ -46,6 +47,7 @@ def queue(
     limit: int = 20,
     offset: int = 0,
     linter: Linter | None = None,
+    min_confidence: float = 0.0,
 ) -> dict[str, Any]:
     """The served summaries to audit, most urgent first (see the module doc for the order).
 
@@ -56,6 +58,8 @@ def queue(
             ``corrected``, ``rejected`` or ``all``.
         limit, offset: Items per page (1–500) and items to skip.
         linter: The lint for summaries not linted yet (default: alignment by shared words).
+        min_confidence: Flags less likely than this to name a real fault are not shown (each
+            item counts them in ``hidden_flags``); 0 shows every flag.
 
     Returns:
         ``{"items", "total", "limit", "offset", "status", "counts"}``; each item has the node
@@ -85,7 +89,7 @@ def queue(
         counts[state.status] += 1
         counts["stale"] += int(state.stale)
         if status in ("all", state.status):
-            items.append(_item(r, state, flags[r["node_id"]]))
+            items.append(_item(r, state, flags[r["node_id"]], min_confidence))
     items.sort(key=lambda item: item.order)
     page = items[offset : offset + limit]
     return {
@@ -123,10 +127,11 @@ def _documents(catalog: Catalog, doc_ids: Sequence[str] | None) -> dict[str, Row
     return {d: documents[d] for d in doc_ids}
 
 
-def _item(row: Row, state: ReviewState, machine: Flags) -> _Item:
+def _item(row: Row, state: ReviewState, machine: Flags, min_confidence: float) -> _Item:
     # A correction is shown with the flags of the expert's text, stored with the review.
-    shown = state.review.flags if state.correction is not None and state.review else None
-    flags = shown if shown is not None else machine
+    stored = state.review.flags if state.correction is not None and state.review else None
+    every = stored if stored is not None else machine
+    flags = [f for f in every if f.get("confidence") is None or f["confidence"] >= min_confidence]
     serious = sum(1 for f in flags if f["kind"] in SERIOUS_FLAGS)
     likeliest = max((_confidence(f) for f in flags), default=0.0)
     order = (
@@ -138,7 +143,7 @@ def _item(row: Row, state: ReviewState, machine: Flags) -> _Item:
         row["doc_id"],
         row["ordinal"],
     )
-    return _Item(order=order, row=row, state=state, flags=flags)
+    return _Item(order=order, row=row, state=state, flags=flags, hidden=len(every) - len(flags))
 
 
 def _confidence(flag: dict[str, Any]) -> float:
@@ -152,6 +157,7 @@ def _queue_json(item: _Item, nodes: AuditNodes, *, revision: str) -> dict[str, A
         "node": nodes.view(row, revision=revision),
         "status": item.state.status,
         "flags": item.flags,
+        "hidden_flags": item.hidden,
         "review": latest.to_json() if latest is not None else None,
         "stale": item.state.stale,
         "reason": item.state.reason,
