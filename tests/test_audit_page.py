@@ -60,7 +60,15 @@ def test_auditor_corrects_a_flagged_summary(
     page.locator(".queue-item").first.wait_for()
     assert "1.2 Inspection" in page.locator(".queue-item").first.inner_text()
     first = page.locator(".queue-item", has_text="1.1 Replacement")
-    assert "dropped condition" in first.inner_text()
+    # Flags less likely than lint_min_confidence to name a real fault are hidden, and counted
+    # (here the dropped condition and the dropped negation).
+    assert "2 unlikely flags hidden" in first.inner_text()
+    assert "no lint flags" not in first.inner_text()
+    assert "dropped condition" not in first.inner_text()
+    page.get_by_label("Also unlikely flags").check()
+    page.get_by_role("button", name="Show", exact=True).click()
+    sync_api.expect(first).to_contain_text("dropped condition")
+    assert "hidden" not in first.inner_text()
     assert first.locator(".label-summary").inner_text() == "Summary — not a quote"
 
     # Open it with the keyboard: the queue items are buttons.

@@ -82,15 +82,7 @@ def queue(
     nodes = load_nodes(catalog, rows, with_children=False)
     summarized = [r for r in rows if r["summary_key"] and r["summary_key"] in nodes.summaries]
     flags = machine_flags(catalog, summarized, nodes, linter=linter)
-    counts = dict.fromkeys((PENDING, *REVIEW_STATUSES, "stale"), 0)
-    items: list[_Item] = []
-    for r in summarized:
-        state = nodes.states.get(r["node_id"], ReviewState(PENDING))
-        counts[state.status] += 1
-        counts["stale"] += int(state.stale)
-        if status in ("all", state.status):
-            items.append(_item(r, state, flags[r["node_id"]], min_confidence))
-    items.sort(key=lambda item: item.order)
+    counts, items = _items(summarized, nodes, flags, status=status, min_confidence=min_confidence)
     page = items[offset : offset + limit]
     return {
         "items": [
@@ -102,6 +94,27 @@ def queue(
         "status": status,
         "counts": counts,
     }
+
+
+def _items(
+    rows: list[Row],
+    nodes: AuditNodes,
+    flags: dict[str, Flags],
+    *,
+    status: str,
+    min_confidence: float,
+) -> tuple[dict[str, int], list[_Item]]:
+    """The count of summaries per review status, and the items of ``status`` in queue order."""
+    counts = dict.fromkeys((PENDING, *REVIEW_STATUSES, "stale"), 0)
+    items: list[_Item] = []
+    for r in rows:
+        state = nodes.states.get(r["node_id"], ReviewState(PENDING))
+        counts[state.status] += 1
+        counts["stale"] += int(state.stale)
+        if status in ("all", state.status):
+            items.append(_item(r, state, flags[r["node_id"]], min_confidence))
+    items.sort(key=lambda item: item.order)
+    return counts, items
 
 
 def check_page(limit: int, offset: int) -> None:

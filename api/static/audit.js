@@ -72,10 +72,17 @@
     return counts;
   }
 
-  function flagChips(flags) {
+  function flagChips(flags, hidden) {
     const box = el("span", { className: "chips" });
+    if (hidden) {
+      box.append(el("span", {
+        className: "chip flag-hidden",
+        title: "Less likely than the lint_min_confidence setting to name a real fault",
+        text: `${hidden} unlikely flag${hidden === 1 ? "" : "s"} hidden`,
+      }), " ");
+    }
     if (!flags.length) {
-      box.append(el("span", { className: "chip flag-none", text: "no lint flags" }));
+      if (!hidden) box.append(el("span", { className: "chip flag-none", text: "no lint flags" }));
       return box;
     }
     const ordered = ["condition", "negation", "number", "absolute"];
@@ -137,6 +144,7 @@
       offset: String(state.offset),
     });
     if ($("filter-doc").value) params.append("doc_id", $("filter-doc").value);
+    if ($("filter-all-flags").checked) params.append("all_flags", "true");
     say("Loading the queue…");
     const body = await api(`/v1/audit/queue?${params}`);
     state.items = body.items;
@@ -167,7 +175,7 @@
       el("span", { className: "badge level", text: node.level }),
       el("span", { className: `badge status-${item.status}`, text: item.status }),
       item.stale ? el("span", { className: "badge stale", text: "source changed — re-check" }) : null,
-      flagChips(item.flags));
+      flagChips(item.flags, item.hidden_flags || 0));
     const where = [node.doc_id, pagesText(node.pages)].filter(Boolean).join(", ");
     const excerpt = (node.summary || "").replace(/\s+/g, " ");
     const button = el("button", {

@@ -31,6 +31,7 @@ class Sentence:
 
     text: str
     spans: tuple[tuple[int, int], ...]
+    kind: str = "statement"
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,11 @@ def summarize(node: Node, system: str) -> Summary:
         return Summary(
             system,
             tuple(
-                Sentence(s["text"], tuple((p["char_start"], p["char_end"]) for p in s["spans"]))
+                Sentence(
+                    s["text"],
+                    tuple((p["char_start"], p["char_end"]) for p in s["spans"]),
+                    s.get("kind", "statement"),
+                )
                 for s in node.tree.get("sentences") or []
             ),
         )

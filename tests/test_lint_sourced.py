@@ -1,0 +1,74 @@
+"""The audit lint of a sourced summary: each sentence against the spans it cites."""
+
+from __future__ import annotations
+
+from indexer.lint import Linter
+from indexer.lint.confidence import default_model
+from indexer.lint.sourced import lint_sentences
+from indexer.settings import Settings
+from indexer.sourced import ResolvedSentence, ResolvedSpan
+
+TEXT = (
+    "Replacement\n\n"
+    "Check the seal every week. Replace the seal only if the leakage exceeds 10 drops per "
+    "minute. This keeps the pump dry.\n\n"
+    "The following tools are needed:\n\n"
+    "- a 13 mm spanner\n- a seal puller\n"
+)
+
+
+def _cite(summary: str, *quoted: str, kind: str = "statement") -> ResolvedSentence:
+    spans = tuple(ResolvedSpan(TEXT.index(q), TEXT.index(q) + len(q)) for q in quoted)
+    return ResolvedSentence(summary, spans, kind)
+
+
+def _rules(*sentences: ResolvedSentence) -> list[str]:
+    return [f.rule for f in lint_sentences(Linter(None), sentences, TEXT, ["Replacement"])]
+
+
+def test_a_quoted_sentence_with_its_condition_draws_no_flag() -> None:
+    quote = "Replace the seal only if the leakage exceeds 10 drops per minute."
+    assert _rules(_cite(quote, quote)) == []
+
+
+def test_a_dropped_condition_and_a_changed_number_are_flagged_against_the_cited_span() -> None:
+    cited = "Replace the seal only if the leakage exceeds 10 drops per minute."
+    rules = _rules(_cite("Replace the seal when the leakage exceeds 12 drops per minute.", cited))
+    assert any(r.startswith("condition.") for r in rules), rules
+    assert "number.absent" in rules or "number.changed" in rules, rules
+
+
+def test_a_condition_stated_in_the_next_sentence_of_its_paragraph_is_not_dropped() -> None:
+    # The cited sentence has no condition; its paragraph does, next to it: compared within the
+    # paragraph, a summary keeping that condition draws no condition flag.
+    said = _cite(
+        "Check the seal every week; replace it only if the leakage exceeds 10 drops per minute.",
+        "Check the seal every week.",
+    )
+    assert not any(r.startswith("condition.") for r in _rules(said))
+
+
+def test_an_outline_line_is_never_linted() -> None:
+    line = _cite("Replacement: replace the seal always", "Replacement", kind="outline")
+    assert _rules(line) == []
+
+
+def test_a_quote_that_leans_on_a_left_out_sentence_is_flagged_below_the_default_floor() -> None:
+    back = _cite("This keeps the pump dry.", "This keeps the pump dry.")
+    forward = _cite("The following tools are needed:", "The following tools are needed:")
+    flags = lint_sentences(Linter(None), [back, forward], TEXT, ["Replacement"])
+    assert [(f.rule, f.sentence) for f in flags] == [
+        ("dependency.back", 0),
+        ("dependency.forward", 1),
+    ]
+    assert "Replace the seal only if" in (flags[0].source_text or "")
+    # Rated by the share of such flags on summaries judged misleading (tuning half): neither
+    # reaches the default floor, so the queue hides them unless asked for every flag.
+    rates = default_model().rule_rates
+    assert [f.confidence for f in flags] == [rates["dependency.back"], rates["dependency.forward"]]
+    assert all((f.confidence or 0) < Settings().lint_min_confidence for f in flags)
+
+
+def test_the_first_sentence_of_a_paragraph_leans_on_its_heading_only() -> None:
+    quote = "Check the seal every week."
+    assert _rules(_cite(quote, quote)) == []
