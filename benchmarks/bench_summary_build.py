@@ -27,8 +27,9 @@ BASELINE = "eba5acf"
 ROUNDS = 3
 NAMES = ("bash", "debian-reference", "libtasn1", "docker")
 
-# Run in a child process: ingest the folder, print the wall seconds of the whole build and of
-# its summarize stage (from the progress events).
+# Run in a child process: ingest the folder, print the wall seconds of the whole build, of its
+# summarize stage, and of every stage (each interval between two progress events counted to the
+# stage of the later one; before the first event is "start", after the last "finish").
 _CHILD = """
 import json, sys, time
 from pathlib import Path
@@ -48,8 +49,13 @@ for doc in {d for _, d, _ in log}:
     if ends:
         before = [t for t, s in events if t < ends[0] and s != "summarize"]
         summarize += ends[-1] - (before[-1] if before else ends[0])
+stages = {"start": log[0][0] - started if log else seconds}
+for (t0, _, _), (t1, _, stage) in zip(log, log[1:]):
+    stages[stage] = stages.get(stage, 0.0) + t1 - t0
+stages["finish"] = started + seconds - log[-1][0] if log else 0.0
 print(json.dumps({"seconds": seconds, "summarize": summarize, "errors": len(report.errors),
-                  "passages": sum(d.passages for d in report.documents)}))
+                  "passages": sum(d.passages for d in report.documents),
+                  "stages": {k: round(v, 2) for k, v in stages.items()}}))
 """
 
 
@@ -98,5 +104,12 @@ def main() -> dict[str, Any]:
         "build_seconds_median": {s: round(v, 2) for s, v in median.items()},
         "build_ratio": round(median["current"] / median["baseline"], 3),
         "summarize_stage_seconds_median": {s: round(v, 2) for s, v in summarize.items()},
+        "stage_seconds_median": {
+            s: {
+                k: round(statistics.median(r["stages"].get(k, 0.0) for r in rs), 2)
+                for k in rs[0]["stages"]
+            }
+            for s, rs in runs.items()
+        },
         "runs": runs,
     }
