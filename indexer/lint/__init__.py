@@ -5,7 +5,7 @@ absolute statement. :func:`lint_summary` aligns each summary sentence with the s
 it restates (by meaning and by shared words) and compares what constrains the statement:
 conditions and qualifiers, negations both ways, numbers with their units, absolutes. The
 checks are rules on purpose: fast, deterministic and explainable to an auditor (why not a
-parser: see the README). An optional judge model (:mod:`indexer.lint.judge`) may add flags.
+parser: see docs/lint.md). An optional judge model (:mod:`indexer.lint.judge`) may add flags.
 
 - :mod:`indexer.lint.check` — the checks; :mod:`indexer.lint.align` — the alignment;
 - :mod:`indexer.lint.conditions`, :mod:`indexer.lint.quantities`, :mod:`indexer.lint.cues` — what

@@ -9,7 +9,7 @@ summary that stands out among summaries compete on equal terms. It needs nothing
 already stored (candidates only BM25 found get their stored vector's cosine).
 
 Chosen by measurement on ``fixtures/questions.jsonl`` against plain fusion, fusion weights, kind
-priors, cosine bonuses and summary-subsumption rules (see the README).
+priors, cosine bonuses and summary-subsumption rules (see docs/benchmarks/retrieval.md).
 """
 
 from __future__ import annotations
