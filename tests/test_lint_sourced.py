@@ -72,3 +72,15 @@ def test_a_quote_that_leans_on_a_left_out_sentence_is_flagged_below_the_default_
 def test_the_first_sentence_of_a_paragraph_leans_on_its_heading_only() -> None:
     quote = "Check the seal every week."
     assert _rules(_cite(quote, quote)) == []
+
+
+def test_a_quote_whose_antecedent_or_list_the_summary_also_quotes_is_not_flagged() -> None:
+    rule = "Replace the seal only if the leakage exceeds 10 drops per minute."
+    lead = "The following tools are needed:"
+    summary = [
+        _cite(rule, rule),
+        _cite("This keeps the pump dry.", "This keeps the pump dry."),
+        _cite(lead, lead),
+        _cite("a 13 mm spanner", "a 13 mm spanner"),
+    ]
+    assert not any(r.startswith("dependency.") for r in _rules(*summary))

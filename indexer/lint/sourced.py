@@ -48,6 +48,7 @@ def lint_sentences(
         labels: The headings down to the node (names, not statements).
     """
     out: list[LintFlag] = []
+    cited_ranges = [(s.char_start, s.char_end) for x in sentences for s in x.spans]
     for i, sentence in enumerate(sentences):
         if sentence.kind == "outline" or not sentence.spans:
             continue
@@ -62,7 +63,8 @@ def lint_sentences(
         found = linter.lint(body, context, [*labels, *names])
         extracted = support(body, " ".join(sources)).coverage >= 0.95
         if extracted:
-            flag = dependency_flag(body, text, sentence.spans[len(names)].char_start)
+            start = sentence.spans[len(names)].char_start
+            flag = dependency_flag(body, text, start, cited_ranges)
             if flag is not None:
                 found.append(linter.confidence.rate([flag])[0])
         out.extend(replace(f, sentence=i, source_text=_one_line(f.source_text)) for f in found)
