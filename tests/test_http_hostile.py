@@ -72,3 +72,43 @@ def test_the_declared_length_is_refused_alike(running: tuple[Service, ThreadServ
     r = svc.client.post("/v1/query", headers=headers, content=b"x" * (JSON_LIMIT + 1))
     assert r.status_code == 413
     assert assert_canonical(r.json(), "too_large")["detail"] == {"limit": JSON_LIMIT}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"status": "corrected", "text": "Replace the seal\x00 kit."},
+        {"status": "corrected", "text": "Replace the seal kit.\x07"},
+        {"status": "approved", "note": "looks fine\x00"},
+    ],
+)
+def test_a_review_with_a_control_character_is_refused_like_a_query(
+    running: tuple[Service, ThreadServer], body: dict[str, str]
+) -> None:
+    svc, _ = running
+    query = svc.client.post(
+        "/v1/query", headers=svc.as_role("reader"), json={"query": "seal\x00 kit"}
+    )
+    assert query.status_code == 422
+    r = svc.client.post("/v1/nodes/n1/review", headers=svc.as_role("auditor"), json=body)
+    assert r.status_code == 422, r.text
+    error = assert_canonical(r.json(), "invalid_request")
+    assert "control characters" in error["message"]
+
+
+@pytest.mark.parametrize("field", ["file", "doc_id"])
+def test_an_upload_with_a_field_twice_is_refused(
+    running: tuple[Service, ThreadServer], field: str
+) -> None:
+    svc, _ = running
+    files = [("file", ("a.md", b"# A\n\nfirst\n"))]
+    data: dict[str, list[str]] | None = None
+    if field == "file":
+        files.append(("file", ("b.md", b"# B\n\nsecond\n")))
+    else:
+        data = {"doc_id": ["a.md", "b.md"]}
+    r = svc.client.post("/v1/documents", headers=svc.as_role("editor"), files=files, data=data)
+    assert r.status_code == 422, r.text
+    error = assert_canonical(r.json(), "invalid_request")
+    assert f"{field!r} given more than once" in error["message"]
+    assert error["detail"][0]["loc"] == ["body", field]
