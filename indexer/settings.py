@@ -87,6 +87,13 @@ class Settings(BaseSettings):
         description="Largest file accepted for ingest, in bytes (a bigger file is refused: "
         "413 over HTTP, an error in the ingest report).",
     )
+    max_document_tokens: int = Field(
+        1_000_000,
+        ge=1,
+        description="Most model tokens one document may need embedded, estimated right after "
+        "parsing (about 2,000 pages of prose); a bigger document is refused before any passage "
+        "is embedded (413 over HTTP, an error in the ingest report).",
+    )
 
     # summaries
     summarizer: Literal["extractive", "openai", "local", "llamacpp"] = Field(
