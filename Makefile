@@ -12,7 +12,7 @@ export ANONYMIZED_TELEMETRY := False
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: install browser postgres serve test test-corpus test-llm lint docs bench bench-lint bench-peer fit-lint train-mix clean
-.PHONY: audit-screenshots
+.PHONY: audit-screenshots fuzz
 .PHONY: cluster cluster-stop cluster-status test-cluster bench-cluster
 
 $(STAMP): pyproject.toml
@@ -77,6 +77,11 @@ docs: install
 
 bench: install
 	$(BIN)/python -m benchmarks.run
+
+# The parsers fuzzed at length: 10,000 mutated Markdown, HTML and PDF inputs each (about 5 min);
+# writes benchmarks/results/fuzz_parsers.json. `make test` runs a short run of the same check.
+fuzz: install
+	FUZZ_INPUTS=$(FUZZ_INPUTS) nice -n 10 $(BIN)/python -m benchmarks.run fuzz_parsers
 
 # The summary lint's planted-fault benchmark over Debian manuals (installs the documentation
 # packages it reads when missing, as root) and the lint's share of a full ingest.

@@ -92,7 +92,7 @@ def create_app(settings: Settings, *, stack: Stack | None = None) -> FastAPI:
         upload_limit=settings.max_document_bytes,
         allowed_hosts=tuple(settings.allowed_hosts),
     )
-    add_error_handlers(app, upload_limit=settings.max_document_bytes)
+    add_error_handlers(app)
     _include_routers(app)
     add_docs_page(app, openapi_url="/openapi.json")
     _document_store_limits(app, settings, stack)

@@ -16,7 +16,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.middleware import BODY_TOO_LARGE, too_large_error
 from indexer.errors import (
     BadInputError,
     HTTPStatusError,
@@ -51,13 +50,11 @@ def error_response(exc: OverstoryError) -> JSONResponse:
     return JSONResponse(error_body(exc), status_code=exc.status, headers=headers)
 
 
-def from_http_exception(
-    request: Request, exc: StarletteHTTPException, *, upload_limit: int
-) -> OverstoryError:
+def from_http_exception(request: Request, exc: StarletteHTTPException) -> OverstoryError:
     """The web framework's own error as an error of the tree."""
-    limit = request.scope.get(BODY_TOO_LARGE)
-    if limit is not None:
-        return too_large_error(limit, upload=limit > upload_limit)
+    if isinstance(exc.__cause__, OverstoryError):
+        # Raised while FastAPI parsed the body (a streamed body crossing its limit): ours.
+        return exc.__cause__
     status = exc.status_code
     if status == 400 and exc.__cause__ is not None:
         # FastAPI's "error parsing the body" (bad encoding, broken multipart): a request that
@@ -79,7 +76,7 @@ def from_http_exception(
     return HTTPStatusError(message or HTTPStatus(status).phrase, status=status, code=code)
 
 
-def add_error_handlers(app: FastAPI, *, upload_limit: int) -> None:
+def add_error_handlers(app: FastAPI) -> None:
     """Map every exception a route can raise to the canonical body."""
 
     async def overstory_error(request: Request, exc: Exception) -> JSONResponse:
@@ -92,7 +89,7 @@ def add_error_handlers(app: FastAPI, *, upload_limit: int) -> None:
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
-        mapped = from_http_exception(request, exc, upload_limit=upload_limit)
+        mapped = from_http_exception(request, exc)
         response = error_response(mapped)
         for name, value in (exc.headers or {}).items():
             response.headers.setdefault(name, value)

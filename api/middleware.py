@@ -39,12 +39,7 @@ log = logging.getLogger("overstory.http")
 
 JSON_BODY_LIMIT = 1024 * 1024
 MULTIPART_SLACK = 1024 * 1024
-BODY_TOO_LARGE = "overstory.body_too_large"
 DEV_PRINCIPAL = ApiKey(key_id="local", role="admin", name="auth off (development)", created_at=0.0)
-
-
-class _BodyTooLarge(Exception):
-    """Raised from ``receive`` when a body crosses its limit; mapped to 413 by the app."""
 
 
 async def send_json(
@@ -107,16 +102,23 @@ class ServiceMiddleware:
 
         route: str = "(unmatched)"
         try:
-            refused, limit = await self._admit(scope, send_tracked)
+            refused = await self._admit(scope, send_tracked)
             if refused is not None:
                 route = refused
                 return
-            await self.app(scope, _limited(scope, receive, limit), send_tracked)
+            limit, upload = self._body_limit(scope)
+            await self.app(scope, _limited(receive, limit, upload=upload), send_tracked)
             matched = scope.get("route")
             if matched is not None:
                 route = str(
                     getattr(matched, "path_format", None) or getattr(matched, "path", route)
                 )
+        except OverstoryError as exc:
+            # One of ours that escaped the app's handlers (a body over its limit crossed while
+            # a dependency read it, say): its own status and one log line, never a 500.
+            log.warning("refused %s %s: %s", scope.get("method"), scope.get("path"), exc.message)
+            if not state["started"]:
+                await self._refuse(send_tracked, exc)
         except Exception as exc:
             incident = uuid.uuid4().hex[:12]
             log.exception(
@@ -140,33 +142,38 @@ class ServiceMiddleware:
                 seconds=time.perf_counter() - started,
             )
 
-    async def _admit(self, scope: Scope, send: Send) -> tuple[str | None, int]:
+    def _body_limit(self, scope: Scope) -> tuple[int, bool]:
+        """The body limit of a request (whatever its transfer encoding) and whether it is an
+        upload."""
+        upload = scope["method"] == "POST" and scope["path"].rstrip("/") == "/v1/documents"
+        return (self.upload_limit + MULTIPART_SLACK if upload else JSON_BODY_LIMIT), upload
+
+    async def _admit(self, scope: Scope, send: Send) -> str | None:
         """Answer a request refused before the app sees it (origin, size, key).
 
         Returns:
-            The refusal's route label for the metrics (None: admitted) and the body limit.
+            The refusal's route label for the metrics; None: admitted.
         """
         path = scope["path"]
-        upload = scope["method"] == "POST" and path.rstrip("/") == "/v1/documents"
-        limit = self.upload_limit + MULTIPART_SLACK if upload else JSON_BODY_LIMIT
+        limit, upload = self._body_limit(scope)
         try:
             if self.auth == "off":
                 check_request(scope, allowed_hosts=self.allowed_hosts)
         except ForbiddenOriginError as exc:
             await self._refuse(send, exc)
-            return "(forbidden origin)", limit
+            return "(forbidden origin)"
         declared = _content_length(scope)
         if declared is not None and declared > limit:
             await self._refuse(send, too_large_error(limit, upload=upload))
-            return "(refused)", limit
+            return "(refused)"
         if path == "/v1" or path.startswith("/v1/"):
             try:
                 principal = await self._authenticate(scope)
             except AuthError as exc:
                 await self._refuse(send, exc)
-                return "(unauthenticated)", limit
+                return "(unauthenticated)"
             scope.setdefault("state", {})["principal"] = principal
-        return None, limit
+        return None
 
     async def _authenticate(self, scope: Scope) -> ApiKey:
         if self.auth == "off":
@@ -203,7 +210,12 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-def _limited(scope: Scope, receive: Receive, limit: int) -> Receive:
+def _limited(receive: Receive, limit: int, *, upload: bool) -> Receive:
+    """``receive`` raising the 413 as soon as the body read so far crosses ``limit``.
+
+    Whoever reads the body sees the same :class:`TooLargeError`: a route's own dependency, or
+    FastAPI's body parser (which wraps it in its 400; ``api.errors`` unwraps it).
+    """
     total = 0
 
     async def receive_limited() -> Message:
@@ -212,10 +224,7 @@ def _limited(scope: Scope, receive: Receive, limit: int) -> Receive:
         if message["type"] == "http.request":
             total += len(message.get("body", b""))
             if total > limit:
-                # FastAPI turns this into a 400 "error parsing the body"; the app's handler
-                # sees this mark and answers 413 instead.
-                scope[BODY_TOO_LARGE] = limit
-                raise _BodyTooLarge
+                raise too_large_error(limit, upload=upload)
         return message
 
     return receive_limited

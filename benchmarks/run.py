@@ -76,6 +76,12 @@ def _mix() -> Result:
     return bench_mix.main()
 
 
+def _fuzz_parsers() -> Result:
+    from benchmarks import bench_fuzz_parsers
+
+    return bench_fuzz_parsers.main()
+
+
 def _pdf_readers() -> Result:
     from benchmarks import bench_pdf_readers
 
@@ -130,6 +136,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "cluster": _cluster,
     "crash": _crash,
     "encoder": _encoder,
+    "fuzz_parsers": _fuzz_parsers,
     "html_extractors": _html_extractors,
     "http_load": _http_load,
     "ingest": _ingest,

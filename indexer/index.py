@@ -386,8 +386,9 @@ class Index:
         stored = self.vectors.all_ids()
         restored = self._restore(expected - stored)
         stored |= restored
+        kept = set(self.catalog.vector_copies.kept_for_retry())  # an interrupted build's
         missing = sorted(expected - stored)
-        orphans = sorted(stored - expected)
+        orphans = sorted(stored - expected - kept)
         repaired = {"deleted": 0, "embedded": 0}
         if repair:
             if orphans:
@@ -407,6 +408,7 @@ class Index:
             "n_missing": len(missing),
             "n_orphans": len(orphans),
             "swept": len(swept),
+            "kept_for_retry": len(kept & stored),
             "restored": len(restored),
             "rebuilt_from": str(self.vector_repair.rebuilt_from)
             if self.vector_repair and self.vector_repair.rebuilt_from

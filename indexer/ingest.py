@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from indexer.budget import check_budget
 from indexer.embedding.base import Embedder
 from indexer.errors import TooLargeError
 from indexer.hashing import hash_bytes, hash_parts, hash_text
@@ -33,6 +35,7 @@ from indexer.summary_pass import Computed, SummaryOutcome, Written, summarize_tr
 from indexer.tree import TreeNode, build_tree, compute_hashes, summary_depth
 
 EMBED_CHUNK = 256
+log = logging.getLogger(__name__)
 _SUMMARY_BATCH = 64
 
 # (tree, passage vectors by hash, doc_id): adds cluster levels in place, before hashing.
@@ -114,6 +117,14 @@ def ingest_source(ctx: IngestContext, src: Source) -> DocumentReport:
     ctx.progress(ProgressEvent(doc_id, "parse", 0, 1))
     parsed = src.parse()
     ctx.progress(ProgressEvent(doc_id, "parse", 1, 1))
+    cost = check_budget(ctx.settings, parsed, source=source)
+    log.info(
+        "%s: about %d tokens in %d passages to embed, %d summaries to compute",
+        doc_id,
+        cost.tokens,
+        cost.passages,
+        cost.summaries,
+    )
     tree = build_tree(
         parsed,
         chunk_tokens=ctx.settings.chunk_tokens,

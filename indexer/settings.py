@@ -9,16 +9,19 @@ Every field is documented in docs/reference/settings.md, generated from this mod
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from indexer.errors import ConfigError
 
 
 def _config_file() -> Path:
@@ -84,6 +87,13 @@ class Settings(BaseSettings):
         ge=1,
         description="Largest file accepted for ingest, in bytes (a bigger file is refused: "
         "413 over HTTP, an error in the ingest report).",
+    )
+    max_document_tokens: int = Field(
+        1_000_000,
+        ge=1,
+        description="Most model tokens one document may need embedded, estimated right after "
+        "parsing (about 2,000 pages of prose); a bigger document is refused before any passage "
+        "is embedded (413 over HTTP, an error in the ingest report).",
     )
 
     # summaries
@@ -336,6 +346,34 @@ def uploads_folder(settings: Settings) -> Path:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Read the settings from the environment and the TOML file, with explicit overrides."""
+    """Read the settings from the environment and the TOML file, with explicit overrides.
+
+    Raises:
+        ConfigError: A setting that does not validate, or a config file that is not TOML; one
+            line naming the setting, where it came from and the values it accepts.
+    """
     clean = {k: v for k, v in overrides.items() if v is not None}
-    return Settings(**clean)
+    try:
+        return Settings(**clean)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"the config file {_config_file()} (OVERSTORY_CONFIG) is not valid TOML: {exc}"
+        ) from exc
+    except ValidationError as exc:
+        problems = [_problem(err, overrides=clean) for err in exc.errors(include_url=False)]
+        raise ConfigError("; ".join(problems), detail={"settings": problems}) from exc
+
+
+def _problem(err: Any, *, overrides: dict[str, Any]) -> str:
+    """One invalid setting: ``setting max_k = 'abc' (from OVERSTORY_MAX_K): <what it accepts>``."""
+    name = str(err["loc"][0]) if err["loc"] else "?"
+    env = f"OVERSTORY_{name.upper()}"
+    if name in overrides:
+        origin = "given as an option"
+    elif env in os.environ:
+        origin = f"from {env}"
+    else:
+        origin = f"from {_config_file()}"
+    accepts = str(err["msg"])
+    accepts = accepts[:1].lower() + accepts[1:]
+    return f"setting {name} = {err.get('input')!r} ({origin}): {accepts}"

@@ -32,6 +32,21 @@ REQUEST_CONFIG = ConfigDict(strict=True, extra="forbid")
 # only spaces" spell the class out instead of using \s.
 SPACE_CLASS = "\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 
+# Control characters other than tab, newline and carriage return: text holding one is binary.
+CONTROL_CHARS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_CONTROL = re.compile(f"[{CONTROL_CHARS}]")
+
+
+def is_binary_text(text: str) -> bool:
+    """Whether a request's text holds control characters or lone surrogates (binary data)."""
+    if _CONTROL.search(text):
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
 
 def _whole(value: Any) -> Any:
     # JSON has one number type: 5.0 is the integer 5 (as JSON Schema's "integer" says), while

@@ -10,7 +10,6 @@ to be good; raw values go through ``indexer.validation.validated``.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -20,17 +19,21 @@ from pydantic_core import PydanticCustomError
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import InvalidRequestError
 from indexer.settings import Settings
-from indexer.validation import REQUEST_CONFIG, SPACE_CLASS, WholeNumber, limit_error
+from indexer.validation import (
+    CONTROL_CHARS,
+    REQUEST_CONFIG,
+    SPACE_CLASS,
+    WholeNumber,
+    is_binary_text,
+    limit_error,
+)
 
 Kind = Literal["passage", "summary"]
 Intent = Literal["auto", "passage", "section", "document"]
 RouteChoice = Literal["auto", "comparison", "retrieval"]
 KINDS: tuple[Kind, ...] = ("passage", "summary")
-# Control characters other than tab, newline and carriage return: a query holding them is binary.
-_CONTROL_CHARS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
-_CONTROL = re.compile(f"[{_CONTROL_CHARS}]")
 # what _check_query accepts, for the schema: no control characters, not only spaces
-_QUERY_PATTERN = f"^[^{_CONTROL_CHARS}]*[^{SPACE_CLASS}{_CONTROL_CHARS}][^{_CONTROL_CHARS}]*$"
+_QUERY_PATTERN = f"^[^{CONTROL_CHARS}]*[^{SPACE_CLASS}{CONTROL_CHARS}][^{CONTROL_CHARS}]*$"
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ class QueryRequest(BaseModel):
                 limit=limit,
                 length=len(text),
             )
-        if _CONTROL.search(text) or not _encodable(text):
+        if is_binary_text(text):
             raise PydanticCustomError(
                 "query_binary", "query contains control characters or invalid text (binary data?)"
             )
@@ -181,11 +184,3 @@ def _canonical(doc_id: str) -> str:
         return normalize_doc_id(doc_id)
     except InvalidRequestError:
         return doc_id
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates
-        return False
-    return True

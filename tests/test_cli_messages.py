@@ -185,3 +185,28 @@ def test_a_second_serve_is_refused_in_one_line(tmp_path: Path) -> None:
 
 
 assert OVERSTORY  # the CLI entry point the helpers run
+
+
+@pytest.mark.parametrize(
+    ("env", "config", "needles"),
+    [
+        ({"OVERSTORY_MAX_K": "abc"}, None, ("max_k", "OVERSTORY_MAX_K", "integer")),
+        ({"OVERSTORY_AUTH": "Off"}, None, ("auth", "OVERSTORY_AUTH", "'keys' or 'off'")),
+        ({}, 'auth = "Off"\n', ("auth", "overstory.toml", "'keys' or 'off'")),
+        ({}, "max_k = [\n", ("overstory.toml", "not valid TOML")),
+        ({"OVERSTORY_CHUNK_TOKENS": "9"}, None, ("chunk_tokens", "greater than or equal to 32")),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_it(
+    tmp_path: Path, env: dict[str, str], config: str | None, needles: tuple[str, ...]
+) -> None:
+    full = {**HASHING, **env}
+    if config is not None:
+        path = tmp_path / "overstory.toml"
+        path.write_text(config)
+        full["OVERSTORY_CONFIG"] = str(path)
+    store = str(tmp_path / "s")
+    for args in (("docs", "--store", store), ("serve", "--store", store, "--port", "1")):
+        code, _, err = run_cli(*args, env=full, check=False)
+        assert code == 1, err
+        _one_line_error(err, "setting" if "TOML" not in needles[-1] else "config", *needles)

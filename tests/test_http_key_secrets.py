@@ -67,6 +67,44 @@ def test_no_secret_reaches_the_server_log(serve_process: tuple[str, Path, Path])
         assert leaked not in text
 
 
+def _encodings(secret: str) -> list[str]:
+    """The key as a client may put it in a URL: percent-encoded in part, in full, twice."""
+    full = "".join(f"%{b:02X}" for b in secret.encode())
+    return [
+        secret.replace("_", "%5F"),
+        secret.replace("_", "%5f"),
+        full,
+        full.lower(),
+        secret.replace("_", "%255F"),
+    ]
+
+
+def test_no_encoded_secret_reaches_the_server_log(serve_process: tuple[str, Path, Path]) -> None:
+    url, store, log = serve_process
+    admin = (store / "bootstrap-admin.key").read_text().strip()
+    with httpx.Client(base_url=url, timeout=60) as client:
+        made = client.post("/v1/keys", json={"role": "reader"}, headers=bearer(admin))
+        secret = made.json()["key"]
+        for encoded in _encodings(secret):
+            for path in (
+                f"/v1/keys/{encoded}",
+                f"/v1/documents/{encoded}/tree",
+                f"/v1/documents?key={encoded}",
+                f"/v1/nothing/{encoded}?a=1&b={encoded}",
+            ):
+                r = client.get(path, headers=bearer(secret))
+                assert r.status_code in (404, 405, 422), (path, r.text)
+            client.get("/v1/documents", headers=bearer(encoded))
+            client.get("/v1/documents", headers={**bearer(secret), "X-Forwarded-For": encoded})
+        client.get("/v1/documents", headers={"X-Forwarded-For": secret})
+        assert client.get("/healthz").status_code == 200
+    text = log.read_text()
+    assert "GET /v1/keys/ovs" in text  # the access log is on and logged those requests
+    random_part = secret.split("_", 2)[2]
+    for leaked in (secret, random_part, *_encodings(secret), *_encodings(random_part)):
+        assert leaked not in text, leaked
+
+
 def test_the_store_revokes_by_id_only(tmp_path: Path) -> None:
     catalog = Catalog(tmp_path / "overstory.db")
     try:

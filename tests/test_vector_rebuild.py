@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from indexer.embedding.hashing import HashingEmbedder
+from indexer.errors import BackendError
 from indexer.index import Index
 from indexer.settings import Settings
 from indexer.store.vectors.recorded import RecordedVectorStore
@@ -116,3 +117,36 @@ def test_the_damaged_store_is_kept_aside(built: Path) -> None:
     assert _answers(index) == 5
     aside = index.vector_repair.rebuilt_from if index.vector_repair else None
     assert aside is not None and (aside / "chroma.sqlite3").exists()
+
+
+class StopsAfterPassages(CountingEmbedder):
+    """Embeds the passages, then fails on the summaries: an interrupted build."""
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if self.encoded:
+            raise BackendError("the encoder went away")
+        return super().embed(texts)
+
+
+def test_a_check_keeps_an_interrupted_builds_vectors_for_the_retry(tmp_path: Path) -> None:
+    settings = Settings(store=tmp_path / "store", embedder="hashing")
+    manual = ROOT / "fixtures" / "pump-x200.md"
+    interrupted = StopsAfterPassages()
+    index = Index(settings, embedder=interrupted)
+    assert not index.ingest_paths([manual]).ok
+    passages = interrupted.encoded
+    assert passages > 0 and index.vectors.count() == passages
+    check = index.check()
+    assert check["kept_for_retry"] == passages and check["swept"] == 0
+    assert check["consistent"], check
+    assert index.check(repair=True)["repaired"]["deleted"] == 0
+    index.close()
+    retry = CountingEmbedder()
+    index = Index(settings, embedder=retry)
+    report = index.ingest_paths([manual])
+    assert report.ok
+    assert retry.encoded == report.documents[0].embedded  # only what was not there yet
+    assert retry.encoded < report.documents[0].summaries + 1  # no passage encoded again
+    check = index.check()
+    assert check["kept_for_retry"] == 0 and check["consistent"]
+    index.close()

@@ -40,6 +40,9 @@ def doctor(repair: bool, store: Path | None, as_json: bool) -> None:
         if result["swept"] or result["restored"]:
             click.echo(f"swept {result['swept']} leftovers of unpublished builds, put back "
                        f"{result['restored']} vectors from SQLite")  # fmt: skip
+        if result["kept_for_retry"]:
+            click.echo(f"kept {result['kept_for_retry']} vectors of an interrupted build for its "
+                       "retry")  # fmt: skip
         if set(result["stored_encoders"]) - {result["encoder"]}:
             click.echo(f"vectors of another encoder: {result['stored_encoders']}; run "
                        "`overstory reembed`")  # fmt: skip

@@ -70,21 +70,26 @@ _FORM_FIELDS = frozenset({"file", "doc_id"})
 
 
 async def known_form_fields(request: Request) -> None:
-    """Refuse an upload form with fields other than ``file`` and ``doc_id`` (like JSON bodies)."""
+    """Refuse an upload form with fields other than ``file`` and ``doc_id``, or with one of them
+    twice (FastAPI would silently take the last), as JSON bodies are refused."""
     form = await request.form()  # parsed once: FastAPI has read it already
     unknown = sorted(set(form.keys()) - _FORM_FIELDS)
     if unknown:
         raise InvalidRequestError(
             f"unknown form field {unknown[0]!r} (fields: file, doc_id)",
-            detail=[
-                {
-                    "loc": ["body", name],
-                    "msg": "Extra inputs are not permitted",
-                    "type": "extra_forbidden",
-                }
-                for name in unknown
-            ],
+            detail=[_form_problem(name, "Extra inputs are not permitted") for name in unknown],
         )
+    repeated = sorted(name for name in _FORM_FIELDS if len(form.getlist(name)) > 1)
+    if repeated:
+        raise InvalidRequestError(
+            f"form field {repeated[0]!r} given more than once (upload one file per request)",
+            detail=[_form_problem(name, "Given more than once") for name in repeated],
+        )
+
+
+def _form_problem(name: str, message: str) -> dict[str, Any]:
+    kind = "extra_forbidden" if message.startswith("Extra") else "repeated"
+    return {"loc": ["body", name], "msg": message, "type": kind}
 
 
 def _chunks(fh: IO[bytes]) -> Iterator[bytes]:

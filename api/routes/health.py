@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import AdminDep, IndexDep, RunnerDep
@@ -113,6 +113,11 @@ class CheckPublic(BaseModel):
     n_orphans: int
     missing: list[str]
     orphans: list[str]
+    kept_for_retry: int = Field(
+        0,
+        description="Vectors of an interrupted build kept for its retry (not orphans): they go "
+        "once a newer build of that document is published.",
+    )
 
 
 @router.get(

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from api.service.job_worker import QueueConsumer, worker_name
+from indexer.budget import check_budget
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import (
     BackendError,
@@ -216,12 +217,14 @@ class JobRunner:
         """Check that the upload parses, then queue it as a job.
 
         Raises:
-            BadInputError: The file is empty, binary or corrupt (the upload is discarded).
+            BadInputError: The file is empty, binary or corrupt, or over the per-document budget
+                ``max_document_tokens`` (the upload is discarded).
             TooManyJobsError: ``max_queued_jobs`` jobs are already waiting or running.
         """
         try:
             doc_id = self.check_upload(doc_id=doc_id, filename=filename)
-            parse_bytes(upload.path.read_bytes(), filename=filename)
+            parsed = parse_bytes(upload.path.read_bytes(), filename=filename)
+            check_budget(self.settings, parsed, source=filename)
             job_id = uuid.uuid4().hex
             path = self.uploads / job_id
             os.replace(upload.path, path)

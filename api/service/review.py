@@ -22,7 +22,13 @@ from indexer.reviews import ReviewState, review_from_row
 from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
 from indexer.store.reviews import NewReview
-from indexer.validation import REQUEST_CONFIG, SPACE_CLASS, validated
+from indexer.validation import (
+    CONTROL_CHARS,
+    REQUEST_CONFIG,
+    SPACE_CLASS,
+    is_binary_text,
+    validated,
+)
 
 MAX_CORRECTION_CHARS = 20_000
 MAX_NOTE_CHARS = 2_000
@@ -70,20 +76,38 @@ class ReviewCreate(BaseModel):
             raise PydanticCustomError(
                 "text_missing", "a correction needs the corrected summary text"
             )
-        return cleaned
+        return _not_binary(cleaned, "text")
 
     @field_validator("note")
     @classmethod
     def _check_note(cls, value: str | None) -> str | None:
-        return (value or "").strip() or None
+        cleaned = (value or "").strip() or None
+        return _not_binary(cleaned, "note") if cleaned is not None else None
+
+
+def _not_binary(value: str, field: str) -> str:
+    # As a query: a NUL or another control character is binary data, not a reviewer's words.
+    if is_binary_text(value):
+        raise PydanticCustomError(
+            f"{field}_binary",
+            "{field} contains control characters or invalid text (binary data?)",
+            {"field": field},
+        )
+    return value
 
 
 _BLANK = f"^[{SPACE_CLASS}]*$"
+# a text that is not blank and holds no control character (what _not_binary refuses)
+_WORDS = f"^[^{CONTROL_CHARS}]*[^{SPACE_CLASS}{CONTROL_CHARS}][^{CONTROL_CHARS}]*$"
 
 
 def _one_of(schema: dict[str, Any]) -> None:
     # The published schema says what the validators check: a correction has a text that is not
-    # blank; an approval or a rejection has none (or a blank one, dropped).
+    # blank; an approval or a rejection has none (or a blank one, dropped); a note holds no
+    # control character.
+    for option in schema["properties"]["note"]["anyOf"]:
+        if option.get("type") == "string":
+            option["pattern"] = f"^[^{CONTROL_CHARS}]*$"
     schema["oneOf"] = [
         {
             "properties": {
@@ -99,7 +123,7 @@ def _one_of(schema: dict[str, Any]) -> None:
         {
             "properties": {
                 "status": {"const": "corrected"},
-                "text": {"type": "string", "pattern": f"[^{SPACE_CLASS}]"},
+                "text": {"type": "string", "pattern": _WORDS},
             },
             "required": ["status", "text"],
         },

@@ -12,6 +12,19 @@ if TYPE_CHECKING:
 
 DTYPE = np.float32
 
+# a copy no served build references
+_UNSERVED = (
+    "NOT EXISTS (SELECT 1 FROM nodes n JOIN documents d ON n.build_id = d.current_build"
+    " WHERE n.vector_id = c.vector_id)"
+)
+# a copy of a document with an unpublished build newer than the one it serves (if any)
+_RETRYABLE = (
+    "EXISTS (SELECT 1 FROM builds b WHERE b.doc_id = c.doc_id"
+    " AND b.status IN ('building', 'failed')"
+    " AND b.build_id > COALESCE((SELECT d.current_build FROM documents d"
+    " WHERE d.doc_id = c.doc_id), 0))"
+)
+
 
 class VectorCopies:
     """``vector_copies``: id → (doc_id, kind, float32 vector)."""
@@ -49,13 +62,22 @@ class VectorCopies:
             db.executemany("DELETE FROM vector_copies WHERE vector_id = ?", [(i,) for i in ids])
 
     def unreferenced(self) -> list[str]:
-        """Ids no served build references: leftovers of builds that never got published.
+        """Ids no served build references: leftovers of builds that never got published, except
+        those :meth:`kept_for_retry` keeps.
 
         Only safe to act on while no build is being written (the caller holds the ingest lock).
         """
         rows = self._db.db.execute(
-            "SELECT c.vector_id FROM vector_copies c WHERE NOT EXISTS (SELECT 1 FROM nodes n"
-            " JOIN documents d ON n.build_id = d.current_build WHERE n.vector_id = c.vector_id)"
+            f"SELECT c.vector_id FROM vector_copies c WHERE {_UNSERVED} AND NOT {_RETRYABLE}"
+        )
+        return [r[0] for r in rows]
+
+    def kept_for_retry(self) -> list[str]:
+        """Unserved ids of a document whose newest build never got published (failed or
+        interrupted): a retry of that build reuses them rather than encoding them again. They
+        go once a newer build of the document is published (or the document is deleted)."""
+        rows = self._db.db.execute(
+            f"SELECT c.vector_id FROM vector_copies c WHERE {_UNSERVED} AND {_RETRYABLE}"
         )
         return [r[0] for r in rows]
 
