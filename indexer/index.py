@@ -10,37 +10,37 @@ were deleted): the edge (``api.service.wiring``) wires the lexical index and the
 from __future__ import annotations
 
 import fcntl
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from indexer.clustering import make_restructure
 from indexer.doc_ids import normalize_doc_id
 from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import Reembedded, encode_into, reembed, require_encoder
-from indexer.errors import NotFoundError, OverstoryError
+from indexer.errors import OverstoryError
 from indexer.hashing import hash_bytes
 from indexer.ingest import IngestContext, Restructure, ingest_document, ingest_source
 from indexer.lint import Linter
-from indexer.plan import IngestPlan, plan_source
+from indexer.listing import served_documents
 from indexer.progress import ProgressEvent, ProgressFn, no_progress
 from indexer.reports import IngestReport
 from indexer.retention import PruneReport, plan_prune, prune
 from indexer.revisions import change_lines
 from indexer.settings import Settings
-from indexer.sources import file_error, path_sources
 from indexer.store.catalog import Catalog
-from indexer.store.location import CATALOG_FILE, catalog_location, has_catalog
+from indexer.store.location import open_catalog
 from indexer.store.vectors import VectorStore
 from indexer.store.vectors.recorded import RecordedVectorStore
 from indexer.summarizers import Summarizer, make_summarizer
 from indexer.supersession import newer_publish, record_publish
 from indexer.treeview import tree_json
 from indexer.vector_health import Opened, open_vectors, restore
+
+if TYPE_CHECKING:
+    from indexer.plan import IngestPlan
 
 PublishHook = Callable[[Sequence[str]], None]
 """Called with the doc_ids whose served revision changed (new build or deleted), once per call
@@ -135,6 +135,8 @@ class Index:
 
     def restructure_hook(self) -> Restructure | None:
         """How headingless or flat parts of a tree get levels (clustering; None when off)."""
+        from indexer.clustering import make_restructure  # scipy and scikit-learn: ingest only
+
         return make_restructure(self.settings, catalog=self.catalog)
 
     @contextmanager
@@ -236,6 +238,8 @@ class Index:
         Raises:
             EncoderMismatchError: The store's vectors are another encoder's.
         """
+        from indexer.sources import file_error, path_sources  # the parsers: ingest only
+
         self.require_encoder()
         report = IngestReport()
         started = time.perf_counter()
@@ -284,6 +288,9 @@ class Index:
     ) -> IngestPlan:
         """What ``ingest_paths`` would do, per document: summaries computed and reused, and the
         token estimate; calls no model, embeds and writes nothing (``ingest --dry-run``)."""
+        from indexer.plan import IngestPlan, plan_source  # clustering estimates: dry runs only
+        from indexer.sources import file_error, path_sources
+
         started = time.perf_counter()
         ctx = self._context(no_progress)
         plan = IngestPlan(identity=ctx.summarizer.identity)
@@ -343,22 +350,7 @@ class Index:
 
     def documents(self) -> list[dict[str, Any]]:
         """The served documents with their revision and counts."""
-        out = []
-        for row in self.catalog.documents():
-            stored = json.loads(row["report"] or "{}")
-            out.append(
-                {
-                    "doc_id": row["doc_id"],
-                    "source": row["source"],
-                    "revision": row["revision"],
-                    "format": row["format"],
-                    "summarizer": row["summarizer"],
-                    "root_node": row["root_node"],
-                    "indexed_at": row["completed_at"],
-                    **stored,
-                }
-            )
-        return out
+        return served_documents(self.catalog)
 
     def tree(self, doc_id: str) -> dict[str, Any]:
         """The served tree of a document as nested JSON (see ``overstory tree --json``)."""
@@ -427,18 +419,3 @@ class Index:
     def close(self) -> None:
         """Release the catalog connection of this thread."""
         self.catalog.close()
-
-
-def open_catalog(settings: Settings) -> Catalog:
-    """The catalog of the store named by the settings."""
-    return Catalog(catalog_location(settings))
-
-
-def require_store(settings: Settings) -> None:
-    """NotFoundError unless the settings name an existing store (a folder with a catalog):
-    commands that only read must not create an empty store for a mistyped path."""
-    if not has_catalog(settings):
-        raise NotFoundError(
-            f"no Overstory store at {settings.store} (it has no {CATALOG_FILE}): check --store "
-            "or OVERSTORY_STORE, or create it with overstory ingest PATH"
-        )

@@ -19,7 +19,7 @@ import numpy as np
 from indexer.embedding.base import Embedder
 from indexer.errors import TooLargeError
 from indexer.hashing import hash_bytes, hash_parts, hash_text
-from indexer.parsers import ParsedDocument, parse_bytes
+from indexer.parsers.base import ParsedDocument
 from indexer.progress import ProgressEvent, ProgressFn
 from indexer.reports import DocumentReport
 from indexer.reviews import corrections
@@ -79,7 +79,13 @@ def file_source(
 ) -> Source:
     """The :class:`Source` of one file's bytes; TooLargeError over ``max_document_bytes``."""
     check_size(settings, data, source=source)
-    return Source(doc_id, source, hash_bytes(data), lambda: parse_bytes(data, filename=filename))
+    return Source(doc_id, source, hash_bytes(data), lambda: _parse(data, filename))
+
+
+def _parse(data: bytes, filename: str) -> ParsedDocument:
+    from indexer.parsers.registry import parse_bytes  # the format parsers: when one is needed
+
+    return parse_bytes(data, filename=filename)
 
 
 def ingest_document(

@@ -28,10 +28,10 @@ from pathlib import Path
 
 from indexer.hashing import hash_bytes, hash_parts
 from indexer.manual_site import is_html_name
-from indexer.parsers import ParsedDocument, Section, parse_bytes
+from indexer.parsers.base import ParsedDocument, Section
 from indexer.parsers.html import parse_html
 from indexer.parsers.html_furniture import Furniture
-from indexer.parsers.registry import is_supported, plain_bytes
+from indexer.parsers.registry import is_supported, parse_bytes, plain_bytes
 from indexer.tree import title_section
 
 SEPARATOR = "\n\n"

@@ -23,7 +23,7 @@ from indexer.folders import FolderRefusal, walk_folder
 from indexer.ingest import Source, file_source, read_file
 from indexer.manual import ManualPage, is_manual_file, manual_revision, parse_manual
 from indexer.manual_site import SiteReading, is_html_name, read_site
-from indexer.parsers import supported_suffixes
+from indexer.parsers.registry import supported_suffixes
 from indexer.settings import Settings
 
 
