@@ -36,6 +36,7 @@ from indexer.store.vectors import VectorStore
 from indexer.store.vectors.recorded import RecordedVectorStore
 from indexer.summarizers import Summarizer, make_summarizer
 from indexer.supersession import newer_publish, record_publish
+from indexer.timings import StageTimes
 from indexer.treeview import tree_json
 from indexer.vector_health import Opened, open_vectors, restore
 
@@ -157,7 +158,7 @@ class Index:
                     self._lock_held = False
                     fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def _context(self, progress: ProgressFn) -> IngestContext:
+    def _context(self, progress: ProgressFn, times: StageTimes | None = None) -> IngestContext:
         return IngestContext(
             settings=self.settings,
             catalog=self.catalog,
@@ -166,6 +167,7 @@ class Index:
             summarizer=self.summarizer,
             progress=progress,
             restructure=self.restructure_hook(),
+            times=times or StageTimes(),
         )
 
     def ingest_bytes(
@@ -203,8 +205,9 @@ class Index:
                 )
                 if error is not None:
                     raise error
+            times = StageTimes()
             doc = ingest_document(
-                self._context(progress),
+                self._context(progress, times),
                 data,
                 doc_id=doc_id,
                 source=source or doc_id,
@@ -212,10 +215,13 @@ class Index:
             )
             if doc.status != "unchanged":
                 record_publish(self.catalog, doc_id, as_of=submitted)
-                report.pruned = self._prune_quietly([doc_id])
-        self._published([doc_id] if doc.status != "unchanged" else [])
+                with times.timed("prune"):
+                    report.pruned = self._prune_quietly([doc_id])
+        with times.timed("publish"):
+            self._published([doc_id] if doc.status != "unchanged" else [])
         report.add(doc)
         report.seconds = time.perf_counter() - started
+        report.stages = times.to_json(report.seconds)
         return report
 
     def ingest_paths(
@@ -240,10 +246,12 @@ class Index:
         """
         from indexer.sources import file_error, path_sources  # the parsers: ingest only
 
-        self.require_encoder()
         report = IngestReport()
         started = time.perf_counter()
-        ctx = self._context(progress)
+        times = StageTimes()
+        with times.timed("open"):
+            self.require_encoder()
+            ctx = self._context(progress, times)
         published: list[str] = []
         seen: set[str] = set()
         try:
@@ -253,12 +261,14 @@ class Index:
                 seen.add(item.doc_id)
                 try:
                     submitted = time.time()
-                    src = item.load()
+                    with times.timed("read"):
+                        src = item.load()
                     with self._ingest_lock():
                         doc = ingest_source(ctx, src)
                         if doc.status != "unchanged":
                             record_publish(self.catalog, item.doc_id, as_of=submitted)
-                            report.pruned += self._prune_quietly([item.doc_id])
+                            with times.timed("prune"):
+                                report.pruned += self._prune_quietly([item.doc_id])
                     if doc.status != "unchanged":
                         published.append(item.doc_id)
                     report.add(doc)
@@ -268,8 +278,10 @@ class Index:
                 report.removed = self._remove_unseen(seen)
                 published.extend(report.removed)
         finally:
-            self._published(published)
+            with times.timed("publish"):
+                self._published(published)
         report.seconds = time.perf_counter() - started
+        report.stages = times.to_json(report.seconds)
         return report
 
     def _remove_unseen(self, seen: set[str]) -> list[str]:
