@@ -112,6 +112,12 @@ def _select_coverage() -> Result:
     return bench_select_coverage.main()
 
 
+def _startup() -> Result:
+    from benchmarks import bench_startup
+
+    return bench_startup.main()
+
+
 def _summary_build() -> Result:
     from benchmarks import bench_summary_build
 
@@ -147,6 +153,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "revisions": _revisions,
     "select": _select,
     "select_coverage": _select_coverage,
+    "startup": _startup,
     "summarizers": _summarizers,
     "summary_build": _summary_build,
 }

@@ -10,37 +10,38 @@ were deleted): the edge (``api.service.wiring``) wires the lexical index and the
 from __future__ import annotations
 
 import fcntl
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from indexer.clustering import make_restructure
 from indexer.doc_ids import normalize_doc_id
 from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import Reembedded, encode_into, reembed, require_encoder
-from indexer.errors import NotFoundError, OverstoryError
+from indexer.errors import OverstoryError
 from indexer.hashing import hash_bytes
 from indexer.ingest import IngestContext, Restructure, ingest_document, ingest_source
 from indexer.lint import Linter
-from indexer.plan import IngestPlan, plan_source
+from indexer.listing import served_documents
 from indexer.progress import ProgressEvent, ProgressFn, no_progress
 from indexer.reports import IngestReport
 from indexer.retention import PruneReport, plan_prune, prune
 from indexer.revisions import change_lines
 from indexer.settings import Settings
-from indexer.sources import file_error, path_sources
 from indexer.store.catalog import Catalog
-from indexer.store.location import CATALOG_FILE, catalog_location, has_catalog
+from indexer.store.location import open_catalog
 from indexer.store.vectors import VectorStore
 from indexer.store.vectors.recorded import RecordedVectorStore
 from indexer.summarizers import Summarizer, make_summarizer
 from indexer.supersession import newer_publish, record_publish
+from indexer.timings import StageTimes
 from indexer.treeview import tree_json
 from indexer.vector_health import Opened, open_vectors, restore
+
+if TYPE_CHECKING:
+    from indexer.plan import IngestPlan
 
 PublishHook = Callable[[Sequence[str]], None]
 """Called with the doc_ids whose served revision changed (new build or deleted), once per call
@@ -135,6 +136,8 @@ class Index:
 
     def restructure_hook(self) -> Restructure | None:
         """How headingless or flat parts of a tree get levels (clustering; None when off)."""
+        from indexer.clustering import make_restructure  # scipy and scikit-learn: ingest only
+
         return make_restructure(self.settings, catalog=self.catalog)
 
     @contextmanager
@@ -155,7 +158,7 @@ class Index:
                     self._lock_held = False
                     fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def _context(self, progress: ProgressFn) -> IngestContext:
+    def _context(self, progress: ProgressFn, times: StageTimes | None = None) -> IngestContext:
         return IngestContext(
             settings=self.settings,
             catalog=self.catalog,
@@ -164,6 +167,7 @@ class Index:
             summarizer=self.summarizer,
             progress=progress,
             restructure=self.restructure_hook(),
+            times=times or StageTimes(),
         )
 
     def ingest_bytes(
@@ -201,8 +205,9 @@ class Index:
                 )
                 if error is not None:
                     raise error
+            times = StageTimes()
             doc = ingest_document(
-                self._context(progress),
+                self._context(progress, times),
                 data,
                 doc_id=doc_id,
                 source=source or doc_id,
@@ -210,10 +215,13 @@ class Index:
             )
             if doc.status != "unchanged":
                 record_publish(self.catalog, doc_id, as_of=submitted)
-                report.pruned = self._prune_quietly([doc_id])
-        self._published([doc_id] if doc.status != "unchanged" else [])
+                with times.timed("prune"):
+                    report.pruned = self._prune_quietly([doc_id])
+        with times.timed("publish"):
+            self._published([doc_id] if doc.status != "unchanged" else [])
         report.add(doc)
         report.seconds = time.perf_counter() - started
+        report.stages = times.to_json(report.seconds)
         return report
 
     def ingest_paths(
@@ -236,10 +244,14 @@ class Index:
         Raises:
             EncoderMismatchError: The store's vectors are another encoder's.
         """
-        self.require_encoder()
+        from indexer.sources import file_error, path_sources  # the parsers: ingest only
+
         report = IngestReport()
         started = time.perf_counter()
-        ctx = self._context(progress)
+        times = StageTimes()
+        with times.timed("open"):
+            self.require_encoder()
+            ctx = self._context(progress, times)
         published: list[str] = []
         seen: set[str] = set()
         try:
@@ -249,12 +261,14 @@ class Index:
                 seen.add(item.doc_id)
                 try:
                     submitted = time.time()
-                    src = item.load()
+                    with times.timed("read"):
+                        src = item.load()
                     with self._ingest_lock():
                         doc = ingest_source(ctx, src)
                         if doc.status != "unchanged":
                             record_publish(self.catalog, item.doc_id, as_of=submitted)
-                            report.pruned += self._prune_quietly([item.doc_id])
+                            with times.timed("prune"):
+                                report.pruned += self._prune_quietly([item.doc_id])
                     if doc.status != "unchanged":
                         published.append(item.doc_id)
                     report.add(doc)
@@ -264,8 +278,10 @@ class Index:
                 report.removed = self._remove_unseen(seen)
                 published.extend(report.removed)
         finally:
-            self._published(published)
+            with times.timed("publish"):
+                self._published(published)
         report.seconds = time.perf_counter() - started
+        report.stages = times.to_json(report.seconds)
         return report
 
     def _remove_unseen(self, seen: set[str]) -> list[str]:
@@ -284,6 +300,9 @@ class Index:
     ) -> IngestPlan:
         """What ``ingest_paths`` would do, per document: summaries computed and reused, and the
         token estimate; calls no model, embeds and writes nothing (``ingest --dry-run``)."""
+        from indexer.plan import IngestPlan, plan_source  # clustering estimates: dry runs only
+        from indexer.sources import file_error, path_sources
+
         started = time.perf_counter()
         ctx = self._context(no_progress)
         plan = IngestPlan(identity=ctx.summarizer.identity)
@@ -343,22 +362,7 @@ class Index:
 
     def documents(self) -> list[dict[str, Any]]:
         """The served documents with their revision and counts."""
-        out = []
-        for row in self.catalog.documents():
-            stored = json.loads(row["report"] or "{}")
-            out.append(
-                {
-                    "doc_id": row["doc_id"],
-                    "source": row["source"],
-                    "revision": row["revision"],
-                    "format": row["format"],
-                    "summarizer": row["summarizer"],
-                    "root_node": row["root_node"],
-                    "indexed_at": row["completed_at"],
-                    **stored,
-                }
-            )
-        return out
+        return served_documents(self.catalog)
 
     def tree(self, doc_id: str) -> dict[str, Any]:
         """The served tree of a document as nested JSON (see ``overstory tree --json``)."""
@@ -429,18 +433,3 @@ class Index:
     def close(self) -> None:
         """Release the catalog connection of this thread."""
         self.catalog.close()
-
-
-def open_catalog(settings: Settings) -> Catalog:
-    """The catalog of the store named by the settings."""
-    return Catalog(catalog_location(settings))
-
-
-def require_store(settings: Settings) -> None:
-    """NotFoundError unless the settings name an existing store (a folder with a catalog):
-    commands that only read must not create an empty store for a mistyped path."""
-    if not has_catalog(settings):
-        raise NotFoundError(
-            f"no Overstory store at {settings.store} (it has no {CATALOG_FILE}): check --store "
-            "or OVERSTORY_STORE, or create it with overstory ingest PATH"
-        )

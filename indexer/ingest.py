@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,10 @@ from indexer.budget import check_budget
 from indexer.embedding.base import Embedder
 from indexer.errors import TooLargeError
 from indexer.hashing import hash_bytes, hash_parts, hash_text
-from indexer.parsers import ParsedDocument, parse_bytes
+from indexer.parsers.base import ParsedDocument
 from indexer.progress import ProgressEvent, ProgressFn
 from indexer.reports import DocumentReport
+from indexer.reuse import Reuse
 from indexer.reviews import corrections
 from indexer.settings import Settings
 from indexer.sourced import Pages, dumps_resolved, resolve
@@ -32,6 +33,7 @@ from indexer.store.rows import node_rows
 from indexer.store.vectors.base import VectorStore
 from indexer.summarizers.base import Summarizer, SummaryRequest
 from indexer.summary_pass import Computed, SummaryOutcome, Written, summarize_tree
+from indexer.timings import StageTimes
 from indexer.tree import TreeNode, build_tree, compute_hashes, summary_depth
 
 EMBED_CHUNK = 256
@@ -58,6 +60,7 @@ class IngestContext:
     summarizer: Summarizer
     progress: ProgressFn
     restructure: Restructure | None = None
+    times: StageTimes = field(default_factory=StageTimes)
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,13 @@ def file_source(
 ) -> Source:
     """The :class:`Source` of one file's bytes; TooLargeError over ``max_document_bytes``."""
     check_size(settings, data, source=source)
-    return Source(doc_id, source, hash_bytes(data), lambda: parse_bytes(data, filename=filename))
+    return Source(doc_id, source, hash_bytes(data), lambda: _parse(data, filename))
+
+
+def _parse(data: bytes, filename: str) -> ParsedDocument:
+    from indexer.parsers.registry import parse_bytes  # the format parsers: when one is needed
+
+    return parse_bytes(data, filename=filename)
 
 
 def ingest_document(
@@ -115,7 +124,8 @@ def ingest_source(ctx: IngestContext, src: Source) -> DocumentReport:
         )
 
     ctx.progress(ProgressEvent(doc_id, "parse", 0, 1))
-    parsed = src.parse()
+    with ctx.times.timed("parse"):
+        parsed = src.parse()
     ctx.progress(ProgressEvent(doc_id, "parse", 1, 1))
     cost = check_budget(ctx.settings, parsed, source=source)
     log.info(
@@ -125,21 +135,10 @@ def ingest_source(ctx: IngestContext, src: Source) -> DocumentReport:
         cost.passages,
         cost.summaries,
     )
-    tree = build_tree(
-        parsed,
-        chunk_tokens=ctx.settings.chunk_tokens,
-        overlap=ctx.settings.chunk_overlap,
-        max_chars=ctx.settings.chunk_max_chars,
-    )
-    build_id = ctx.catalog.start_build(
-        doc_id=doc_id,
-        source=source,
-        revision=revision,
-        fmt=parsed.format,
-        summarizer=ctx.summarizer.identity.label,
-        embedder=ctx.embedder.name,
-        text=parsed.text,
-    )
+    with ctx.times.timed("chunk"):
+        tree = _chunked(ctx, parsed)
+    with ctx.times.timed("store"):
+        build_id = _start_build(ctx, src, parsed)
     try:
         report = _build(
             ctx, tree, build_id=build_id, doc_id=doc_id, source=source, pages=parsed.pages_for
@@ -150,6 +149,34 @@ def ingest_source(ctx: IngestContext, src: Source) -> DocumentReport:
     report.revision = revision
     report.status = status
     return report
+
+
+def _chunked(ctx: IngestContext, parsed: ParsedDocument) -> TreeNode:
+    """The document's tree; a section whose text a build of this store chunked before gets the
+    same passages back without being chunked again (:mod:`indexer.reuse`)."""
+    reuse = Reuse.for_store(ctx.settings.store)
+    try:
+        return build_tree(
+            parsed,
+            chunk_tokens=ctx.settings.chunk_tokens,
+            overlap=ctx.settings.chunk_overlap,
+            max_chars=ctx.settings.chunk_max_chars,
+            spans=reuse.spans,
+        )
+    finally:
+        reuse.cache.close()
+
+
+def _start_build(ctx: IngestContext, src: Source, parsed: ParsedDocument) -> int:
+    return ctx.catalog.start_build(
+        doc_id=src.doc_id,
+        source=src.source,
+        revision=src.revision,
+        fmt=parsed.format,
+        summarizer=ctx.summarizer.identity.label,
+        embedder=ctx.embedder.name,
+        text=parsed.text,
+    )
 
 
 def check_size(settings: Settings, data: bytes, *, source: str) -> None:
@@ -215,20 +242,22 @@ def _build(
         ctx, doc_id=doc_id, kind="p", items=[(p.hash, p.text or "") for p in passages]
     )
     if ctx.restructure is not None:
-        ctx.restructure(tree, vec_by_hash, doc_id)
+        with ctx.times.timed("cluster"):
+            ctx.restructure(tree, vec_by_hash, doc_id)
     compute_hashes(tree)
     for node in tree.walk():
         node.node_id = hash_parts([doc_id, str(build_id), str(node.ordinal)])[:20]
 
-    outcome = summarize_tree(
-        tree,
-        identity=ctx.summarizer.identity,
-        corrected=corrections(ctx.catalog, doc_id),
-        lookup=ctx.catalog.summaries,
-        compute=lambda requests: _run_summarizer(ctx, requests),
-        doc_id=doc_id,
-        progress=ctx.progress,
-    )
+    with ctx.times.timed("summarize"):
+        outcome = summarize_tree(
+            tree,
+            identity=ctx.summarizer.identity,
+            corrected=corrections(ctx.catalog, doc_id),
+            lookup=ctx.catalog.summaries,
+            compute=lambda requests: _run_summarizer(ctx, requests),
+            doc_id=doc_id,
+            progress=ctx.progress,
+        )
     summary_of = outcome.text
     # A summary that only repeats its single child is stored (browsed, audited) but not
     # embedded: as a retrieval candidate it would fill a second slot with the same text.
@@ -240,11 +269,12 @@ def _build(
     _, n = _embed_missing(ctx, doc_id=doc_id, kind="s", items=summary_items)
     embedded += n
     ctx.progress(ProgressEvent(doc_id, "store", 0, 1, outcome.calls, outcome.hits))
-    report = _publish(
-        ctx, tree, outcome, build_id=build_id, doc_id=doc_id, source=source, pages=pages
-    )
-    report.embedded = embedded
-    _collect_garbage(ctx, doc_id=doc_id, build_id=build_id)
+    with ctx.times.timed("store"):
+        report = _publish(
+            ctx, tree, outcome, build_id=build_id, doc_id=doc_id, source=source, pages=pages
+        )
+        report.embedded = embedded
+        _collect_garbage(ctx, doc_id=doc_id, build_id=build_id)
     ctx.progress(ProgressEvent(doc_id, "store", 1, 1, outcome.calls, outcome.hits))
     return report
 
@@ -330,6 +360,13 @@ def _embed_missing(
     ctx: IngestContext, *, doc_id: str, kind: str, items: list[tuple[str, str]]
 ) -> tuple[dict[str, np.ndarray], int]:
     """Vectors for ``(content_hash, text)`` items, embedding only those not stored yet."""
+    with ctx.times.timed("embed"):
+        return _embed(ctx, doc_id=doc_id, kind=kind, items=items)
+
+
+def _embed(
+    ctx: IngestContext, *, doc_id: str, kind: str, items: list[tuple[str, str]]
+) -> tuple[dict[str, np.ndarray], int]:
     unique: dict[str, str] = {}
     for h, text in items:
         unique.setdefault(h, text)

@@ -28,10 +28,11 @@ from pathlib import Path
 
 from indexer.hashing import hash_bytes, hash_parts
 from indexer.manual_site import is_html_name
-from indexer.parsers import ParsedDocument, Section, parse_bytes
+from indexer.parsers.base import ParsedDocument, Section
 from indexer.parsers.html import parse_html
 from indexer.parsers.html_furniture import Furniture
-from indexer.parsers.registry import is_supported, plain_bytes
+from indexer.parsers.registry import is_supported, parse_bytes, plain_bytes
+from indexer.reuse import Reuse
 from indexer.tree import title_section
 
 SEPARATOR = "\n\n"
@@ -157,6 +158,7 @@ def parse_manual(
     title: str | None = None,
     front: bool = False,
     furniture: Furniture | None = None,
+    reuse: Reuse | None = None,
 ) -> ParsedDocument:
     """Join the pages into one document (see the module docstring).
 
@@ -166,6 +168,7 @@ def parse_manual(
         front: The first page is the book's start page: its title is the manual's and its
             text the manual's front matter, not a chapter.
         furniture: The blocks repeated across the manual's HTML pages, left out of their text.
+        reuse: Where the pages parsed before are kept: an unchanged page is not parsed again.
 
     Raises:
         BadInputError: A page is empty, binary or corrupt (named in the message).
@@ -178,7 +181,7 @@ def parse_manual(
         if page.title is not None and not page.data:
             groups[page.name] = (page, offset)
             continue
-        parsed = _parse_page(page, furniture)
+        parsed = _parse_page(page, furniture, reuse)
         parts.append(_Part(page, parsed, offset, prefix))
         offset += len(parsed.text) + len(SEPARATOR)
     text = SEPARATOR.join(p.parsed.text for p in parts)
@@ -208,7 +211,12 @@ def parse_manual(
     return ParsedDocument(text=text, root=root, format=fmt, page_starts=None, title=title)
 
 
-def _parse_page(page: ManualPage, furniture: Furniture | None) -> ParsedDocument:
+def _parse_page(
+    page: ManualPage, furniture: Furniture | None, reuse: Reuse | None = None
+) -> ParsedDocument:
+    if reuse is not None:  # an unchanged page (same bytes, same furniture) is not parsed again
+        context = repr((sorted(furniture.texts), sorted(furniture.shapes))) if furniture else ""
+        return reuse.parsed(page.name, page.data, context, lambda: _parse_page(page, furniture))
     if furniture is not None and is_html_name(page.name):
         return parse_html(plain_bytes(page.data, filename=page.name), filename=page.name,
                           furniture=furniture)  # fmt: skip

@@ -37,6 +37,7 @@ class IngestReport:
     embedded: int = 0
     seconds: float = 0.0
     pruned: list[dict[str, Any]] = field(default_factory=list)  # revisions retention dropped
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (indexer.timings)
 
     def add(self, doc: DocumentReport) -> None:
         """Count one document in the totals."""
@@ -67,5 +68,6 @@ class IngestReport:
             "cache_hits": self.cache_hits,
             "embedded": self.embedded,
             "seconds": round(self.seconds, 3),
+            **({"stages": self.stages} if self.stages else {}),
             **({"pruned": self.pruned} if self.pruned else {}),
         }

@@ -23,7 +23,9 @@ from indexer.folders import FolderRefusal, walk_folder
 from indexer.ingest import Source, file_source, read_file
 from indexer.manual import ManualPage, is_manual_file, manual_revision, parse_manual
 from indexer.manual_site import SiteReading, is_html_name, read_site
-from indexer.parsers import supported_suffixes
+from indexer.parsers.base import ParsedDocument
+from indexer.parsers.registry import supported_suffixes
+from indexer.reuse import Reuse
 from indexer.settings import Settings
 
 
@@ -123,8 +125,17 @@ def _manual(
         doc_id,
         doc_id,
         manual_revision(pages),
-        lambda: parse_manual(pages, title=title, front=front, furniture=furniture),
+        lambda: _parse_reusing(settings, pages, title=title, front=front, furniture=furniture),
     )
+
+
+def _parse_reusing(settings: Settings, pages: list[ManualPage], **options: Any) -> ParsedDocument:
+    """:func:`parse_manual`, the pages parsed before (same bytes) read back from the store."""
+    reuse = Reuse.for_store(settings.store)
+    try:
+        return parse_manual(pages, reuse=reuse, **options)
+    finally:
+        reuse.cache.close()
 
 
 _START_STEMS = ("index.html", "index.htm", "index.xhtml")

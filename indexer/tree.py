@@ -8,10 +8,10 @@ missing) and ``passage``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from indexer.chunking import MAX_PASSAGE_CHARS, chunk_spans
+from indexer.chunking import MAX_PASSAGE_CHARS, Span, chunk_spans
 from indexer.hashing import hash_text, merkle
 from indexer.parsers.base import ParsedDocument, Section
 
@@ -94,6 +94,7 @@ def build_tree(
     chunk_tokens: int,
     overlap: int,
     max_chars: int = MAX_PASSAGE_CHARS,
+    spans: Callable[..., list[Span]] = chunk_spans,
 ) -> TreeNode:
     """The document's tree of headings and passages (not yet hashed).
 
@@ -101,9 +102,10 @@ def build_tree(
     takes its title and heading path, and its sub-headings become the chapters (a title-page
     heading before it, when there is one, names the document instead); otherwise the
     title the format carries (``ParsedDocument.title``) is the document's. No passage is
-    longer than ``chunk_tokens`` tokens or ``max_chars`` characters.
+    longer than ``chunk_tokens`` tokens or ``max_chars`` characters; ``spans`` cuts a section's
+    body into passages (:func:`indexer.chunking.chunk_spans`, or the same reused by content).
     """
-    sizes = _Sizes(chunk_tokens=chunk_tokens, overlap=overlap, max_chars=max_chars)
+    sizes = _Sizes(chunk_tokens=chunk_tokens, overlap=overlap, max_chars=max_chars, spans=spans)
     titled = title_section(doc.root, doc.text)
     title = titled.title if titled else doc.title
     if titled is not None and doc.root.children[0] is not titled:
@@ -137,6 +139,7 @@ class _Sizes:
     chunk_tokens: int
     overlap: int
     max_chars: int
+    spans: Callable[..., list[Span]] = chunk_spans
 
 
 def _fill(
@@ -147,7 +150,7 @@ def _fill(
     depth_below_doc: int,
     sizes: _Sizes,
 ) -> None:
-    for span in chunk_spans(
+    for span in sizes.spans(
         doc.text,
         section.body_start,
         section.body_end,

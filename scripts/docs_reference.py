@@ -85,9 +85,20 @@ def _command_section(command: click.Command, path: list[str], level: int) -> lis
         lines += [f"| `{_cell(flag)}` | {_cell(text)} |" for flag, text in options]
         lines.append("")
     if isinstance(command, click.Group):
-        for sub in sorted(command.commands):
-            lines += _command_section(command.commands[sub], [*path, sub], level + 1)
+        for sub, subcommand in _subcommands(command):
+            lines += _command_section(subcommand, [*path, sub], level + 1)
     return lines
+
+
+def _subcommands(group: click.Group) -> list[tuple[str, click.Command]]:
+    """A group's commands by name, loading those a lazy group imports on use."""
+    ctx = click.Context(group)
+    out = []
+    for name in sorted(group.list_commands(ctx)):
+        command = group.get_command(ctx, name)
+        if command is not None:
+            out.append((name, command))
+    return out
 
 
 def cli_page() -> str:
@@ -103,8 +114,8 @@ def cli_page() -> str:
         "[settings](settings.md); every command that prints JSON does so with `--json`.",
         "",
     ]
-    for name in sorted(cli_main.commands):
-        lines += _command_section(cli_main.commands[name], ["overstory", name], 2)
+    for name, command in _subcommands(cli_main):
+        lines += _command_section(command, ["overstory", name], 2)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import click
 
 from indexer.errors import OverstoryError, error_body
-from indexer.index import require_store
 from indexer.settings import Settings, load_settings
+from indexer.store.location import require_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -14,10 +14,8 @@ from api.commands.common import (
     json_option,
     store_option,
 )
-from api.service.actions import record_cli_write
-from api.service.wiring import open_stack
-from indexer.doc_ids import normalize_doc_id
-from indexer.index import Index
+from indexer.listing import served_documents
+from indexer.store.location import open_catalog
 
 
 @click.command()
@@ -26,7 +24,7 @@ from indexer.index import Index
 @handle_errors
 def docs(store: Path | None, as_json: bool) -> None:
     """List the indexed documents."""
-    rows = Index(existing_store(store)).documents()
+    rows = served_documents(open_catalog(existing_store(store)))
     if as_json:
         emit_json({"documents": rows})
         return
@@ -44,6 +42,8 @@ def docs(store: Path | None, as_json: bool) -> None:
 @handle_errors
 def tree(doc_id: str, store: Path | None, as_json: bool) -> None:
     """Show a document's tree of headings, clusters, summaries and passages."""
+    from indexer.index import Index
+
     root = Index(existing_store(store)).tree(doc_id)
     if as_json:
         emit_json(root)
@@ -70,6 +70,10 @@ def _print(node: dict[str, Any], depth: int) -> None:
 @handle_errors
 def rm(doc_id: str, store: Path | None, as_json: bool) -> None:
     """Delete a document, all its revisions and its vectors."""
+    from api.service.actions import record_cli_write
+    from api.service.wiring import open_stack
+    from indexer.doc_ids import normalize_doc_id
+
     doc_id = normalize_doc_id(doc_id)
     index = open_stack(existing_store(store)).index
     index.delete(doc_id)  # with the publish hooks

@@ -52,8 +52,7 @@ from indexer.errors import (
     UnsupportedFormatError,
 )
 from indexer.index import Index
-from indexer.parsers import parse_bytes
-from indexer.parsers.registry import is_supported, supported_suffixes
+from indexer.parsers.registry import is_supported, parse_bytes, supported_suffixes
 from indexer.progress import ProgressEvent
 from indexer.settings import uploads_folder
 from indexer.store.job_queue import JobQueue

@@ -1,16 +1,20 @@
-"""The vectors, in the catalog too: what the vector store is rebuilt from, never encoded again."""
+"""The vectors, in the catalog too: what the vector store is rebuilt from, never encoded again.
+
+numpy is imported where vectors are read or written, not with the catalog (``overstory docs``
+opens the catalog and needs no vectors).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
+
     from indexer.store.db import Database
 
-DTYPE = np.float32
+DTYPE = "float32"
 
 # a copy no served build references
 _UNSERVED = (
@@ -36,6 +40,8 @@ class VectorCopies:
         self, ids: list[str], vectors: np.ndarray, *, doc_ids: list[str], kinds: list[str]
     ) -> None:
         """Insert or replace vectors (one transaction)."""
+        import numpy as np
+
         rows = [
             (vid, doc, kind, np.asarray(vec, dtype=DTYPE).tobytes())
             for vid, vec, doc, kind in zip(ids, vectors, doc_ids, kinds, strict=True)
@@ -50,6 +56,8 @@ class VectorCopies:
 
     def get(self, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored vectors by id (missing ids are absent)."""
+        import numpy as np
+
         rows = self._db.rows_in(
             "SELECT vector_id, vector FROM vector_copies WHERE vector_id IN ({marks})",
             list(dict.fromkeys(ids)),
@@ -85,6 +93,8 @@ class VectorCopies:
         self, ids: set[str], size: int = 2000
     ) -> Iterator[tuple[list[str], np.ndarray, list[str], list[str]]]:
         """The stored vectors among ``ids``, as ``(ids, vectors, doc_ids, kinds)`` batches."""
+        import numpy as np
+
         wanted = sorted(ids)
         for i in range(0, len(wanted), size):
             rows = list(
