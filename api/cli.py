@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from api.commands.audit import audit
+from api.commands.context import context
 from api.commands.diff import diff
 from api.commands.doctor import doctor
 from api.commands.documents import docs, rm, tree
@@ -40,6 +41,7 @@ for _command in (revisions, prune):
 main.add_command(mcp_command, name="mcp")
 main.add_command(worker)
 main.add_command(migrate)
+main.add_command(context)
 
 
 if __name__ == "__main__":  # pragma: no cover
