@@ -44,14 +44,17 @@ BUDGETS = (500, 1000, 2000, 4000)
 SYSTEMS = ("context", "dos_rag", "topk")
 # Compared on the tuning half, each on the questions it acts on: FOLLOW (the best passages
 # that bring the passage after them) on specific questions, SUMMARIES (the top-ranked summaries
-# taken) and CHILDREN (the child sections' summaries taken) on global ones; the knobs of one
-# kind come from the same variant. The held-out half runs with the tuning half's choice.
+# taken), CHILDREN (the child sections' summaries taken) and UNSURE (below which probability of
+# a passage reading the best top summary joins the passages: global questions read as specific)
+# on global ones; the knobs of one kind come from the same variant. The held-out half runs
+# with the tuning half's choice.
 VARIANTS = (
-    {"FOLLOW": 0, "SUMMARIES": 1, "CHILDREN": 0},
-    {"FOLLOW": 3, "SUMMARIES": 3, "CHILDREN": 0},
-    {"FOLLOW": 1, "SUMMARIES": 3, "CHILDREN": 8},
+    {"FOLLOW": 0, "SUMMARIES": 1, "CHILDREN": 0, "UNSURE": 0.0},
+    {"FOLLOW": 3, "SUMMARIES": 3, "CHILDREN": 0, "UNSURE": 0.0},
+    {"FOLLOW": 1, "SUMMARIES": 3, "CHILDREN": 8, "UNSURE": 0.0},
+    {"FOLLOW": 0, "SUMMARIES": 3, "CHILDREN": 8, "UNSURE": 0.8},
 )
-KNOB_KIND = {"FOLLOW": "specific", "SUMMARIES": "global", "CHILDREN": "global"}
+KNOB_KIND = {"FOLLOW": "specific", "SUMMARIES": "global", "CHILDREN": "global", "UNSURE": "global"}
 
 
 @dataclass(frozen=True)
@@ -183,7 +186,7 @@ def _contexts(retriever: Any, q: Any, snapshot: Any) -> dict[str, Callable[[int]
 
 
 def _run(
-    retriever: Any, questions: list[Any], *, knobs: dict[str, int], systems: Sequence[str]
+    retriever: Any, questions: list[Any], *, knobs: dict[str, float], systems: Sequence[str]
 ) -> dict[str, Any]:
     """Evidence shares per system, budget and question kind (and intent), with ``knobs`` set."""
     import retriever.context as context_module
@@ -221,7 +224,7 @@ def _run(
     return out
 
 
-def _tuned(tune: list[dict[str, Any]]) -> dict[str, int]:
+def _tuned(tune: list[dict[str, Any]]) -> dict[str, float]:
     """Each knob's value from the variant with the best mean share at 1,000 and 2,000 tokens on
     the questions the knob acts on (tuning half)."""
     out = {}

@@ -6,7 +6,8 @@ for: a global question (the intent step reads it as asking for a section or the 
 the summary of the node it asks about, the other summaries of the top ranks, the summaries of
 that node's child sections, then the passages under the node that best match the question,
 then the next best passages; a specific question gets its best passages in rank order (with
-``FOLLOW``, the best ones bring the passage after them). Nodes are taken best first while the
+``FOLLOW``, the best ones bring the passage after them; read without confidence, the best top
+summary comes third). Nodes are taken best first while the
 assembled context fits the budget; what does not fit is skipped for what does, and a summary
 too long for what is left keeps its first sentences. :mod:`retriever.context_pieces` assembles
 the pieces: no text twice, reading order, a citation number for each. The constants were
@@ -50,6 +51,7 @@ FOLLOW = 0  # specific: the best passages that bring the passage after them
 SUMMARIES = 3  # global: the summaries of the top ranks taken (the best one first)
 TOP = 5  # global: the ranks those summaries must be in
 CHILDREN = 8  # global: the summaries of the best summary's child sections taken after them
+UNSURE = 0.8  # specific: below this probability of the reading, the best top summary comes third
 FULL = 24  # tokens left under which no piece fits (a header line alone takes about 20)
 
 
@@ -205,9 +207,12 @@ def plan(retriever: Retriever, request: ContextRequest) -> Plan:
     ranked = [c.node for c in ranking.candidates]
     label = ranking.intent.label if ranking.intent is not None else "passage"
     if label == "passage":
-        return Plan(
-            query.query, label, "specific", tuple(specific_order(retriever, ranked)), snapshot
-        )
+        wanted = specific_order(retriever, ranked)
+        sure = ranking.intent.scores["passage"] if ranking.intent is not None else 1.0
+        summary = next((n for n in ranked[:TOP] if not n.is_passage), None)
+        if summary is not None and sure < UNSURE:  # it may ask about the part after all
+            wanted.insert(min(2, len(wanted)), summary)
+        return Plan(query.query, label, "specific", tuple(wanted), snapshot)
     wanted = global_order(retriever, ranked, vector)
     return Plan(query.query, label, "global", tuple(wanted), snapshot)
 
@@ -215,8 +220,9 @@ def plan(retriever: Retriever, request: ContextRequest) -> Plan:
 def global_order(
     retriever: Retriever, ranked: list[NodeRecord], vector: np.ndarray
 ) -> list[NodeRecord]:
-    """The best summary, the next best summaries of the top ranks, the passages under the
-    best summary (ranked ones first, then by cosine), the other ranked passages."""
+    """The best summary, the next best summaries of the top ranks, the summaries of the best
+    one's child sections, the passages under it (ranked ones first, then by cosine), the other
+    ranked passages."""
     summaries = [n for n in ranked if not n.is_passage]
     passages = [n for n in ranked if n.is_passage]
     if not summaries:
