@@ -26,6 +26,7 @@ from api.origin import LOOPBACK_HOSTS
 from api.routes import (
     audit,
     audit_page,
+    context,
     documents,
     health,
     jobs,
@@ -42,6 +43,7 @@ from api.service.keys import KeyStore
 from api.service.wiring import Stack, open_stack
 from indexer.errors import ConfigError
 from indexer.settings import Settings
+from retriever.context import ContextRequest
 from retriever.selection import SelectionRequest
 
 log = logging.getLogger("overstory.http")
@@ -107,6 +109,7 @@ def _document_store_limits(app: FastAPI, settings: Settings, stack: Stack) -> No
     """
     bodies = {
         "/v1/query": stack.retriever.request_model,
+        "/v1/context": ContextRequest.with_limits(stack.retriever.limits),
         "/v1/select": SelectionRequest.with_limits(max_k=settings.max_k),
     }
     generate = app.openapi
@@ -162,7 +165,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(audit.router, dependencies=[Depends(require_auditor)])
     app.include_router(source_diff.router, dependencies=[Depends(require_auditor)])
     app.include_router(audit_page.router)  # the static page: no key (its API calls need one)
-    for router in (query.router, select.router):
+    for router in (query.router, context.router, select.router):
         app.include_router(router, dependencies=[Depends(require_reader)], responses=AUTH_ERRORS)
 
 

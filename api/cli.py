@@ -19,6 +19,12 @@ def _audit() -> click.Command:
     return audit
 
 
+def _context() -> click.Command:
+    from api.commands.context import context
+
+    return context
+
+
 def _diff() -> click.Command:
     from api.commands.diff import diff
 
@@ -131,6 +137,12 @@ _C = LazyCommand
 COMMANDS: dict[str, LazyCommand] = {
     "audit": _C(
         _audit, "Audit summaries: list the queue (the default), review a node, show the log."
+    ),
+    "context": _C(
+        _context,
+        "The best mix of summaries and passages that fits a token budget, in reading order, "
+        "each piece labelled and numbered for citation; --json prints what POST /v1/context "
+        "answers.",
     ),
     "diff": _C(
         _diff,

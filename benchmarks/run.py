@@ -40,6 +40,12 @@ def _cluster() -> Result:
     return bench_cluster.main()
 
 
+def _context() -> Result:
+    from benchmarks import bench_context
+
+    return bench_context.main()
+
+
 def _crash() -> Result:
     from benchmarks import bench_crash
 
@@ -140,6 +146,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "agent_walk": _agent_walk,
     "catalog": _catalog,
     "cluster": _cluster,
+    "context": _context,
     "crash": _crash,
     "encoder": _encoder,
     "fuzz_parsers": _fuzz_parsers,

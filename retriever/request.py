@@ -44,10 +44,15 @@ class QueryLimits:
     max_k: int = Settings.model_fields["max_k"].default
 
 
+def query_schema(properties: dict[str, Any], limits: QueryLimits) -> None:
+    """Document what :func:`check_query` accepts on a model's ``query`` property."""
+    properties["query"].update(minLength=1, maxLength=limits.max_chars, pattern=_QUERY_PATTERN)
+
+
 def _document_limits(schema: dict[str, Any], model: type[Any]) -> None:
     limits: QueryLimits = model.limits
     properties = schema["properties"]
-    properties["query"].update(minLength=1, maxLength=limits.max_chars, pattern=_QUERY_PATTERN)
+    query_schema(properties, limits)
     properties["k"].update(minimum=1, maximum=limits.max_k)
     properties["kinds"].pop("uniqueItems", None)  # a repeated kind is taken once, not refused
 
@@ -99,25 +104,7 @@ class QueryRequest(BaseModel):
     @field_validator("query", mode="before")
     @classmethod
     def _check_query(cls, value: object) -> str:
-        if not isinstance(value, str):
-            raise PydanticCustomError("query_type", "query must be a string")
-        text = value.strip()
-        if not text:
-            raise PydanticCustomError("query_empty", "query is empty")
-        limit = cls.limits.max_chars
-        if len(text) > limit:
-            raise limit_error(
-                f"query is {len(text):,} characters long; the limit is {limit:,}"
-                " (setting max_query_chars)",
-                field="query",
-                limit=limit,
-                length=len(text),
-            )
-        if is_binary_text(text):
-            raise PydanticCustomError(
-                "query_binary", "query contains control characters or invalid text (binary data?)"
-            )
-        return text
+        return check_query(value, max_chars=cls.limits.max_chars)
 
     @field_validator("k")
     @classmethod
@@ -151,6 +138,29 @@ class QueryRequest(BaseModel):
 @functools.cache
 def _limited(limits: QueryLimits) -> type[QueryRequest]:
     return type("QueryRequest", (QueryRequest,), {"limits": limits, "__module__": __name__})
+
+
+def check_query(value: object, *, max_chars: int) -> str:
+    """``value`` stripped if it is a valid query: a string, not empty, at most ``max_chars``
+    long (setting ``max_query_chars``), no control characters."""
+    if not isinstance(value, str):
+        raise PydanticCustomError("query_type", "query must be a string")
+    text = value.strip()
+    if not text:
+        raise PydanticCustomError("query_empty", "query is empty")
+    if len(text) > max_chars:
+        raise limit_error(
+            f"query is {len(text):,} characters long; the limit is {max_chars:,}"
+            " (setting max_query_chars)",
+            field="query",
+            limit=max_chars,
+            length=len(text),
+        )
+    if is_binary_text(text):
+        raise PydanticCustomError(
+            "query_binary", "query contains control characters or invalid text (binary data?)"
+        )
+    return text
 
 
 def check_k(value: int, *, max_k: int) -> int:

@@ -52,6 +52,10 @@ def _query(svc: Service, ctx: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/v1/query", {"json": {"query": "seal replacement", "k": 3}}
 
 
+def _context(svc: Service, ctx: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    return "/v1/context", {"json": {"query": "seal replacement", "budget": 200}}
+
+
 def _select(svc: Service, ctx: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/v1/select", {"json": {"k": 3}}
 
@@ -97,6 +101,7 @@ TABLE: list[Call] = [
         (200,),
     ),
     Call("POST", "/v1/query", "reader", _query, (200,)),
+    Call("POST", "/v1/context", "reader", _context, (200,)),
     Call("POST", "/v1/select", "reader", _select, (200,)),
 ]
 PRINCIPALS = [None, "invalid", "revoked", *ROLES]

@@ -18,6 +18,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
 from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import MetadataMode
 
 from indexer.errors import AuthError, InvalidRequestError, NotFoundError, UnavailableError
 from indexer.settings import Settings
@@ -156,3 +157,32 @@ def test_metadata_of_a_passage_and_a_summary(sources: dict[str, Any]) -> None:
     assert metadata_of(passage)["covers"] is None
     assert metadata_of(summary)["covers"]["passages"] >= 1
     assert citation(metadata_of(summary)).startswith("summary of ")
+
+
+@pytest.mark.parametrize("where", ["http", "local"])
+def test_langchain_honours_k_given_to_invoke(sources: dict[str, Any], where: str) -> None:
+    retriever = LangChainRetriever(source=sources[where])
+    assert len(retriever.invoke(QUESTION, k=2)) == 2
+    assert len(retriever.invoke(QUESTION)) == 5
+
+
+@pytest.mark.parametrize("where", ["http", "local"])
+def test_context_mode_gives_the_pieces_of_the_budgeted_context(
+    sources: dict[str, Any], where: str
+) -> None:
+    svc = sources["svc"]
+    body = {"query": QUESTION, "budget": 400}
+    rest = svc.client.post("/v1/context", json=body, headers=svc.as_role("reader")).json()
+    assert rest["pieces"]
+    docs = LangChainRetriever(source=sources[where], mode="context", budget=400).invoke(QUESTION)
+    nodes = LlamaIndexRetriever(sources[where], mode="context", budget=400).retrieve(QUESTION)
+    assert [d.page_content for d in docs] == [p["text"] for p in rest["pieces"]]
+    assert [n.node.get_content() for n in nodes] == [p["text"] for p in rest["pieces"]]
+    for doc, node, piece in zip(docs, nodes, rest["pieces"], strict=True):
+        assert doc.metadata == node.node.metadata
+        assert doc.metadata["citation"] == piece["citation"]
+        assert doc.metadata["node_ids"] == piece["node_ids"]
+        assert doc.metadata["where"] == " › ".join([piece["source"], *piece["heading_path"]])
+    shown = nodes[0].node.get_content(metadata_mode=MetadataMode.LLM)
+    assert f"label: {rest['pieces'][0]['label']}" in shown
+    assert "node_ids" not in shown and "None" not in shown and "['" not in shown

@@ -85,6 +85,34 @@ class ToolFunctions:
             intent=intent,
         )
 
+    def context(
+        self,
+        query: Annotated[str, Field(description="The question.")],
+        budget: Annotated[
+            int | None, Field(description="Tokens the context may take (default 1000).")
+        ] = None,
+        tokenizer: Annotated[
+            Literal["minilm", "cl100k_base", "words"] | None,
+            Field(description="How tokens are counted (default: minilm)."),
+        ] = None,
+        documents: DocIds = None,
+        intent: Annotated[
+            Literal["auto", "passage", "section", "document"] | None,
+            Field(description="What the question asks for (default: estimated)."),
+        ] = None,
+    ) -> CallToolResult:
+        """The context to answer a question from, within a token budget: prompt-ready `text`
+        whose pieces are numbered `[1]`, `[2]`… (quotes verbatim, summaries labelled as such)
+        and the same `pieces` with their provenance (doc_id, node ids, character ranges, pages)."""
+        return self._call(
+            self.tools.context,
+            query,
+            budget=budget,
+            tokenizer=tokenizer,
+            documents=documents,
+            intent=intent,
+        )
+
     def outline(
         self,
         doc_id: DocId,
@@ -187,6 +215,7 @@ class ToolFunctions:
 
 TOOL_NAMES = (
     "search",
+    "context",
     "outline",
     "read_node",
     "what_changed",

@@ -3,7 +3,8 @@
 Each tool calls the service function its REST route calls, so a tool's result is the route's
 JSON: ``search`` is ``POST /v1/query``, ``select`` is ``POST /v1/select``, ``read_node`` is
 ``GET /v1/nodes/{node_id}``, ``what_changed`` is ``GET /v1/documents/{doc_id}/diff``,
-``list_documents`` is ``GET /v1/documents`` and ``audit_queue`` is ``GET /v1/audit/queue``.
+``context`` is ``POST /v1/context``, ``list_documents`` is ``GET /v1/documents`` and
+``audit_queue`` is ``GET /v1/audit/queue``.
 ``outline`` (a document's headings with one-line summaries, no passage text) has no route of
 its own; it is the tree of ``GET /v1/documents/{doc_id}/tree`` cut down for an agent.
 
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from api.routes.audit import QueuePublic
+from api.routes.context import ContextResponse
 from api.routes.documents import DiffPublic, DocumentPublic, DocumentsPublic
 from api.routes.nodes import NodeDetailPublic
 from api.routes.query import QueryResponse
@@ -28,11 +30,13 @@ from api.service.outline import outline
 from api.service.wiring import Stack
 from indexer.errors import InvalidRequestError
 from indexer.validation import validated
+from retriever.context import ContextRequest, build_context
 from retriever.selection import SelectionRequest, select
 
 # The role each tool needs, as its REST route does (roles are cumulative).
 TOOL_ROLES: dict[str, str] = {
     "search": "reader",
+    "context": "reader",
     "outline": "reader",
     "read_node": "reader",
     "what_changed": "reader",
@@ -72,6 +76,24 @@ class Tools:
         )
         result = self.retriever.query(request)
         return QueryResponse.model_validate(result).model_dump(mode="json", exclude_unset=True)
+
+    def context(
+        self,
+        query: str,
+        *,
+        budget: int | None = None,
+        tokenizer: str | None = None,
+        documents: Sequence[str] | None = None,
+        intent: str | None = None,
+    ) -> dict[str, Any]:
+        """``POST /v1/context``: the best mix that fits a token budget, as prompt text."""
+        given = _given(budget=budget, tokenizer=tokenizer, intent=intent)
+        if documents is not None:
+            given["documents"] = list(documents)
+        request = validated(
+            ContextRequest.with_limits(self.retriever.limits), {"query": query, **given}
+        )
+        return ContextResponse.of(build_context(self.retriever, request)).model_dump(mode="json")
 
     def outline(self, doc_id: str, *, depth: int = 3, node_id: str | None = None) -> dict[str, Any]:
         """A document's headings with one-line summaries and node ids, no passage text."""

@@ -2,16 +2,20 @@
 
 Each result is a ``Document`` whose ``page_content`` is the passage or summary text and whose
 ``metadata`` is :func:`overstory.integrations.results.metadata_of` (kind, label, level,
-heading path, pages, covers, revision, …); ``id`` is the node id.
+heading path, pages, covers, revision, …); ``id`` is the node id. ``invoke(q, k=2)`` asks for
+two results. With ``mode="context"`` the documents are the pieces of the budgeted context of
+``POST /v1/context`` (``budget`` tokens), in its order, with
+:func:`overstory.integrations.results.context_metadata`.
 
 Needs ``langchain-core`` (``pip install 'overstory[langchain]'``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from overstory.integrations.results import metadata_of
+from overstory.integrations.results import context_metadata, metadata_of
+from overstory.integrations.source import ContextOptions
 
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -28,7 +32,8 @@ class OverstoryRetriever(BaseRetriever):
     """Overstory's labelled passages and summaries as LangChain documents.
 
     Fields: ``source`` (an ``HttpSource`` or ``LocalSource``), ``k``, ``kinds``,
-    ``documents`` and ``expand``, as in ``POST /v1/query``.
+    ``documents`` and ``expand``, as in ``POST /v1/query``; ``mode`` (``results``, or
+    ``context``: the pieces of a context of ``budget`` tokens counted with ``tokenizer``).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -38,14 +43,34 @@ class OverstoryRetriever(BaseRetriever):
     kinds: list[str] | None = None
     documents: list[str] | None = None
     expand: bool = False
+    mode: Literal["results", "context"] = "results"
+    budget: int = 1000
+    tokenizer: str = "minilm"
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        budget: int | None = None,
     ) -> list[Document]:
+        if self.mode == "context":
+            return self._context(query, budget or self.budget)
         result = self.source.query(
-            query, k=self.k, kinds=self.kinds, documents=self.documents, expand=self.expand
+            query,
+            k=k if k is not None else self.k,
+            kinds=self.kinds,
+            documents=self.documents,
+            expand=self.expand,
         )
         return [
             Document(id=r["node_id"], page_content=r["text"], metadata=metadata_of(r))
             for r in result["results"]
         ]
+
+    def _context(self, query: str, budget: int) -> list[Document]:
+        docs = tuple(self.documents) if self.documents is not None else None
+        options = ContextOptions(budget=budget, tokenizer=self.tokenizer, documents=docs)
+        context = self.source.context(query, options)
+        return [Document(page_content=p.text, metadata=context_metadata(p)) for p in context.pieces]

@@ -10,7 +10,10 @@ the review state and a summary's ``sentences`` (each with the source spans it re
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from api.routes.context import ContextPiecePublic
 
 METADATA_KEYS = (
     "kind",
@@ -52,3 +55,38 @@ def citation(metadata: dict[str, Any]) -> str:
         first, last = pages
         where += f", p. {first}" if first == last else f", pp. {first}–{last}"
     return f"{metadata.get('label')} — {where}"
+
+
+# A context piece's metadata; the language model sees the first three beside the text.
+CONTEXT_PROMPT_KEYS = ("citation", "label", "where")
+CONTEXT_KEYS = (
+    *CONTEXT_PROMPT_KEYS,
+    "kind",
+    "doc_id",
+    "source",
+    "revision",
+    "heading_path",
+    "pages",
+    "node_ids",
+    "ranges",
+    "tokens",
+)
+
+
+def context_metadata(piece: ContextPiecePublic) -> dict[str, object]:
+    """The metadata of one piece of a budgeted context: its citation number, label and place
+    as plain text (what a prompt shows), then its provenance as values."""
+    return {
+        "citation": piece.citation,
+        "label": piece.label,
+        "where": " › ".join([piece.source, *piece.heading_path]),
+        "kind": piece.kind,
+        "doc_id": piece.doc_id,
+        "source": piece.source,
+        "revision": piece.revision,
+        "heading_path": list(piece.heading_path),
+        "pages": list(piece.pages) if piece.pages else None,
+        "node_ids": list(piece.node_ids),
+        "ranges": [[r.char_start, r.char_end] for r in piece.ranges],
+        "tokens": piece.tokens,
+    }

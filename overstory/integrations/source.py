@@ -1,6 +1,7 @@
 """Where a retriever's results come from: the HTTP API, or an index open in this process.
 
-Both answer :meth:`QuerySource.query` with the JSON of ``POST /v1/query``; an error comes back
+Both answer :meth:`QuerySource.query` with the JSON of ``POST /v1/query`` and
+:meth:`QuerySource.context` with the budgeted context of ``POST /v1/context``; an error comes back
 as the library's own :class:`~indexer.errors.OverstoryError` subclass (over HTTP, the one
 named by the canonical error body's ``code``), with its message.
 """
@@ -8,13 +9,35 @@ named by the canonical error body's ``code``), with its message.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
 from indexer.errors import OverstoryError, UnavailableError
 from indexer.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from api.routes.context import ContextResponse
+
+
+@dataclass(frozen=True)
+class ContextOptions:
+    """What a context request asks for besides the question (see ``POST /v1/context``)."""
+
+    budget: int = 1000
+    tokenizer: str = "minilm"
+    documents: tuple[str, ...] | None = None
+    intent: str = "auto"
+
+    def body(self, query: str) -> dict[str, object]:
+        """The request body with ``query``."""
+        out: dict[str, object] = {"query": query, "budget": self.budget}
+        out.update(tokenizer=self.tokenizer, intent=self.intent)
+        if self.documents is not None:
+            out["documents"] = list(self.documents)
+        return out
 
 
 class QuerySource(Protocol):
@@ -30,6 +53,10 @@ class QuerySource(Protocol):
         expand: bool = False,
     ) -> dict[str, Any]:
         """The results of one query, best first."""
+        ...
+
+    def context(self, query: str, options: ContextOptions) -> ContextResponse:
+        """The budgeted context of one question."""
         ...
 
 
@@ -91,6 +118,25 @@ class HttpSource:
         result: dict[str, Any] = response.json()
         return result
 
+    def context(self, query: str, options: ContextOptions) -> ContextResponse:
+        """``POST /v1/context``.
+
+        Raises:
+            OverstoryError: The service's error, by its code; UnavailableError when it cannot
+                be reached.
+        """
+        from api.routes.context import ContextResponse
+
+        try:
+            response = self.client.post(
+                "/v1/context", json=options.body(query), headers=self.headers
+            )
+        except httpx.HTTPError as exc:
+            raise UnavailableError(f"cannot reach the Overstory service: {exc}") from exc
+        if response.status_code != 200:
+            raise _error(response)
+        return ContextResponse.model_validate(response.json())
+
     def close(self) -> None:
         """Close the HTTP client."""
         self.client.close()
@@ -148,3 +194,18 @@ class LocalSource:
         request = self.retriever.request(body.pop("query"), **body)
         result: dict[str, Any] = self.retriever.query(request)
         return result
+
+    def context(self, query: str, options: ContextOptions) -> ContextResponse:
+        """The retriever's budgeted context (the same as ``POST /v1/context``).
+
+        Raises:
+            InvalidRequestError: A bad query, budget, tokenizer or documents.
+            NotFoundError: A document in ``documents`` is not indexed.
+        """
+        from api.routes.context import ContextResponse
+        from indexer.validation import validated
+        from retriever.context import ContextRequest, build_context
+
+        model = ContextRequest.with_limits(self.retriever.limits)
+        request = validated(model, options.body(query))
+        return ContextResponse.of(build_context(self.retriever, request))

@@ -1,0 +1,246 @@
+"""The budgeted context: its assembly (merged quotes, no paraphrase of a quote, reading order,
+labels) and the same context out of HTTP, the CLI and MCP for the fixture manuals."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from api.mcp import MCP_PATH, build_server, http_app
+from api.service.wiring import Stack
+from indexer.errors import InvalidRequestError
+from indexer.settings import Settings
+from indexer.sourced import ResolvedSentence, ResolvedSpan
+from indexer.store.records import NodeRecord, ServedDocument
+from indexer.validation import validated
+from retriever.context import ContextRequest, _fitting, build_context
+from retriever.context_pieces import Chosen, drafts, finish, render
+from tests.http_support import BIN, FIXTURES, Service, ThreadServer, served
+
+DOC = ServedDocument(doc_id="m.md", source="m.md", build_id=1, revision="r1", summarizer="x")
+TEXT = "Alpha one. Beta two. Gamma three. Delta four. Epsilon five."
+
+
+def _node(node_id: str, start: int, end: int, *, level: str = "passage") -> NodeRecord:
+    return NodeRecord(
+        node_id=node_id,
+        build_id=1,
+        doc_id="m.md",
+        parent_id=None if level != "passage" else "sec",
+        ordinal=start,
+        level=level,
+        title="2 Seals" if level != "passage" else None,
+        heading_path=("Manual", "2 Seals"),
+        char_start=start,
+        char_end=end,
+        pages=(3, 4),
+        vector_id=None,
+        summary_key=None,
+        n_passages=3,
+        first_passage=None,
+        last_passage=None,
+    )
+
+
+def _passage(node_id: str, start: int, end: int) -> Chosen:
+    return Chosen(_node(node_id, start, end), DOC, TEXT[start:end])
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def test_overlapping_quotes_merge_and_a_quoted_sentence_is_not_repeated() -> None:
+    sentences = (
+        ResolvedSentence("Beta two.", (ResolvedSpan(11, 20),)),
+        ResolvedSentence("Epsilon five.", (ResolvedSpan(47, 60),)),
+    )
+    summary = Chosen(
+        _node("sec", 0, 60, level="section"), DOC, "Beta two. Epsilon five.", sentences
+    )
+    chosen = [_passage("p2", 11, 33), summary, _passage("p1", 0, 20)]
+    pieces = finish(drafts(chosen), _words)
+    assert [p.kind for p in pieces] == ["summary", "quote"]  # reading order: the node first
+    summary_piece, quote = pieces
+    assert summary_piece.text == "Epsilon five."  # "Beta two." is quoted below
+    assert quote.text == "Alpha one. Beta two. Gamma three."
+    assert quote.node_ids == ("p2", "p1") or set(quote.node_ids) == {"p1", "p2"}
+    assert (quote.ranges[0].char_start, quote.ranges[0].char_end) == (0, 33)
+    assert [p.citation for p in pieces] == [1, 2]
+    text = render(pieces)
+    assert text.startswith("[1] summary of 2 Seals, pp. 3–4 | m.md › Manual › 2 Seals\n")
+    assert "[2] quote, pp. 3–4 | m.md › Manual › 2 Seals\nAlpha one." in text
+    assert "None" not in text and "['" not in text and "(" not in text
+
+
+def test_touching_quotes_merge_separate_ones_do_not() -> None:
+    pieces = finish(
+        drafts([_passage("a", 0, 11), _passage("b", 11, 21), _passage("c", 34, 46)]), _words
+    )
+    assert [p.text for p in pieces] == ["Alpha one. Beta two.", "Delta four."]
+
+
+def test_a_summary_too_long_keeps_its_first_sentences() -> None:
+    sentences = tuple(
+        ResolvedSentence(t, (ResolvedSpan(i * 12, i * 12 + 10),))
+        for i, t in enumerate(["Alpha one.", "Beta two.", "Gamma three."])
+    )
+    summary = Chosen(_node("sec", 0, 60, level="section"), DOC, "", sentences)
+    header = _words(finish(drafts([summary]), _words)[0].header())
+    fitted = _fitting([], summary, _words, budget=header + 4)
+    assert fitted is not None
+    assert fitted[1][0].text == "Alpha one. Beta two."
+    assert _fitting([], summary, _words, budget=header) is None
+
+
+def test_request_limits() -> None:
+    with pytest.raises(InvalidRequestError, match="budget"):
+        validated(ContextRequest, {"query": "x", "budget": 10})
+    with pytest.raises(InvalidRequestError, match="tokenizer"):
+        validated(ContextRequest, {"query": "x", "tokenizer": "gpt"})
+
+
+@pytest.fixture(scope="module")
+def fixtures_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, str]]:
+    """The fixture manuals behind the real app under uvicorn, and the MCP server over HTTP."""
+    settings = Settings(store=tmp_path_factory.mktemp("ctx") / "store", embedder="hashing")
+    with served(settings) as (svc, _):
+        index = svc.app.state.index
+        assert index.ingest_paths([FIXTURES]).ok
+        stack = Stack(index=index, retriever=svc.app.state.retriever)
+        with ThreadServer(http_app(build_server(stack), settings, stack)) as mcp:  # type: ignore[arg-type]
+            yield svc, mcp.url
+
+
+QUESTIONS = [
+    ("torque for the impeller nut", 300),
+    ("what does the maintenance chapter cover", 1000),
+]
+
+
+@pytest.mark.parametrize(("question", "budget"), QUESTIONS)
+def test_the_same_context_over_http_cli_and_mcp(
+    fixtures_service: tuple[Service, str], question: str, budget: int
+) -> None:
+    svc, mcp_url = fixtures_service
+    body = {"query": question, "budget": budget}
+    r = svc.client.post("/v1/context", json=body, headers=svc.as_role("reader"))
+    assert r.status_code == 200, r.text
+    http = r.json()
+    store = str(svc.app.state.index.settings.store)
+    env = {**os.environ, "OVERSTORY_EMBEDDER": "hashing", "HF_HUB_OFFLINE": "1"}
+    cli = subprocess.run(
+        [
+            str(BIN / "overstory"),
+            "context",
+            question,
+            "--budget",
+            str(budget),
+            "--store",
+            store,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert json.loads(cli.stdout) == http
+
+    async def call() -> Any:
+        http_client = create_mcp_http_client(
+            headers={"Authorization": f"Bearer {svc.keys['reader']}"}
+        )
+        async with Client(streamable_http_client(mcp_url + MCP_PATH, http_client=http_client)) as c:
+            return await c.call_tool("context", body)
+
+    result = anyio.run(call)
+    assert not result.is_error, result.content
+    assert result.structured_content == http
+    _check_context(http, budget)
+
+
+def _check_context(ctx: dict[str, Any], budget: int) -> None:
+    assert 0 < ctx["tokens"] <= budget
+    assert ctx["pieces"], ctx
+    headers = [
+        f"[{p['citation']}] {p['label']} | {' › '.join([p['source'], *p['heading_path']])}"
+        for p in ctx["pieces"]
+    ]
+    texts = [p["text"] for p in ctx["pieces"]]
+    assert ctx["text"] == "\n\n".join(f"{h}\n{t}" for h, t in zip(headers, texts, strict=True))
+    assert [p["citation"] for p in ctx["pieces"]] == list(range(1, len(ctx["pieces"]) + 1))
+    for token in ("None", "['", "']"):
+        assert token not in ctx["text"]
+    by_doc: dict[str, list[tuple[int, int]]] = {}
+    for p in ctx["pieces"]:
+        rng = p["ranges"][0]
+        by_doc.setdefault(p["doc_id"], []).append(
+            (rng["char_start"], 0 if p["kind"] == "summary" else 1)
+        )
+    for starts in by_doc.values():
+        assert starts == sorted(starts), "reading order within a document"
+    quotes = sorted(
+        (p["doc_id"], r["char_start"], r["char_end"])
+        for p in ctx["pieces"]
+        if p["kind"] == "quote"
+        for r in p["ranges"]
+    )
+    for (d1, _, e1), (d2, s2, _) in zip(quotes, quotes[1:], strict=False):
+        assert d1 != d2 or s2 > e1, "overlapping quotes are merged"
+
+
+def test_global_question_opens_with_the_summary(fixtures_service: tuple[Service, str]) -> None:
+    svc, _ = fixtures_service
+    body = {"query": "what does the maintenance chapter cover", "budget": 1500, "intent": "section"}
+    ctx = svc.client.post("/v1/context", json=body, headers=svc.as_role("reader")).json()
+    assert ctx["mode"] == "global"
+    first = ctx["pieces"][0]
+    assert first["kind"] == "summary" and "Maintenance" in first["label"], first
+    # no sentence twice: summaries of nested nodes share sources, quotes hold summary sentences
+    sentences = [
+        s.strip()
+        for p in ctx["pieces"]
+        if p["kind"] == "summary"
+        for s in p["text"].split(". ")
+        if len(s) > 40
+    ]
+    assert len(sentences) == len(set(sentences))
+    quoted = " ".join(p["text"] for p in ctx["pieces"] if p["kind"] == "quote")
+    assert not [s for s in sentences if s in quoted]
+
+
+@pytest.mark.parametrize("budget", [100, 500, 2000])
+@pytest.mark.parametrize("tokenizer", ["minilm", "cl100k_base", "words"])
+def test_the_budget_holds(
+    fixtures_service: tuple[Service, str], budget: int, tokenizer: str
+) -> None:
+    svc, _ = fixtures_service
+    retriever = svc.app.state.retriever
+    request = ContextRequest(query="seal working length", budget=budget, tokenizer=tokenizer)  # type: ignore[arg-type]
+    ctx = build_context(retriever, request)
+    assert ctx.tokens <= budget
+    assert ctx.pieces
+
+
+def test_errors_are_the_canonical_body(fixtures_service: tuple[Service, str]) -> None:
+    svc, _ = fixtures_service
+    post = svc.client.post
+    assert post("/v1/context", json={"query": "x"}).status_code == 401
+    r = post("/v1/context", json={"query": "x", "budget": 5}, headers=svc.as_role("reader"))
+    assert r.status_code == 422 and r.json()["error"]["code"], r.text
+    r = post(
+        "/v1/context", json={"query": "x", "documents": ["nope.md"]}, headers=svc.as_role("reader")
+    )
+    assert r.status_code == 404 and "nope.md" in r.json()["error"]["message"]
+    r = post("/v1/context", json={"query": "   "}, headers=svc.as_role("reader"))
+    assert r.status_code == 422
