@@ -31,7 +31,9 @@ def blocks(language: str) -> list[str]:
 
 def test_the_section_has_both_configurations_and_both_snippets() -> None:
     assert len(blocks("json")) == 2
-    assert len(blocks("python")) == 2
+    snippets = blocks("python")
+    assert len(snippets) == 3  # LlamaIndex, its context mode, LangChain
+    assert sum('mode="context"' in s for s in snippets) == 1
 
 
 def test_the_stdio_configuration_starts_the_server(fast_settings: Settings) -> None:
@@ -77,6 +79,14 @@ def test_the_http_configuration_and_the_snippets_work(fast_settings: Settings) -
             with contextlib.redirect_stdout(out):
                 exec(snippet.replace("http://127.0.0.1:8000", rest.url), {"KEY": key})
             lines = out.getvalue().splitlines()
+            if 'mode="context"' in snippet:
+                # The budgeted context: its pieces numbered 1, 2, … in reading order, each
+                # labelled, the impeller's section among them; no Python reprs.
+                numbers = [line.split(" ", 1)[0] for line in lines]
+                assert numbers == [str(i) for i in range(1, len(lines) + 1)], out.getvalue()
+                assert any(line.endswith("2.2 Impeller") for line in lines), out.getvalue()
+                assert not any("None" in line or "['" in line for line in lines)
+                continue
             assert len(lines) == 5, out.getvalue()
             assert any("summary of" in line for line in lines) or any(
                 "quote" in line for line in lines
