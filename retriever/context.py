@@ -230,16 +230,9 @@ def global_order(
     head = summaries[0]
     extra = [n for n in summaries[1:SUMMARIES] if n in ranked[:TOP]]
     extra += _child_summaries(retriever, head, ranked)[:CHILDREN]
-    below = retriever.catalog.nodes.records_below(head)
-    inside = {p.node_id for p in below}
-    vecs = retriever.dense.vectors_of(sorted({p.vector_id for p in below if p.vector_id}))
-    by_cosine = sorted(
-        below,
-        key=lambda p: (
-            -float(vecs[p.vector_id] @ vector) if p.vector_id in vecs else 1.0,
-            p.ordinal,
-        ),
-    )[:BELOW]
+    below = retriever.closest_below(head, vector)
+    inside = {p.node_id for p, _ in below}
+    by_cosine = [p for p, _ in below[:BELOW]]
     first = [p for p in passages if p.node_id in inside]
     return [head, *extra, *first, *by_cosine, *passages]
 

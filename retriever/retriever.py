@@ -393,30 +393,31 @@ class Retriever:
         self, node: NodeRecord, vector: np.ndarray, snapshot: Snapshot
     ) -> list[dict[str, Any]]:
         """The passages below a summary that best match the query (so that a chatbot can quote)."""
-        below = self.catalog.nodes.records_below(node)
-        if not below:
-            return []
-        vecs = self.dense.vectors_of(sorted({p.vector_id for p in below if p.vector_id}))
-        scored = sorted(
-            below,
-            key=lambda p: (
-                -float(vecs[p.vector_id] @ vector) if p.vector_id in vecs else 1.0,
-                p.ordinal,
-            ),
-        )[:SUPPORT_PASSAGES]
-        texts = self.catalog.nodes.texts_of(scored)
+        scored = self.closest_below(node, vector)[:SUPPORT_PASSAGES]
+        texts = self.catalog.nodes.texts_of([p for p, _ in scored])
         doc = snapshot.by_build[node.build_id]
         return [
             result_json(
                 p,
                 doc,
                 rank=None,
-                score=float(vecs[p.vector_id] @ vector) if p.vector_id in vecs else 0.0,
+                score=cosine,
                 text=texts.get(p.node_id, ("", None))[0],
                 summarizer=None,
             )
-            for p in scored
+            for p, cosine in scored
         ]
+
+    def closest_below(self, node: NodeRecord, vector: np.ndarray) -> list[tuple[NodeRecord, float]]:
+        """The passages below ``node`` with their cosine to ``vector``, closest first (a passage
+        without a vector last, at 0), ties in reading order."""
+        below = self.catalog.nodes.records_below(node)
+        vecs = self.dense.vectors_of(sorted({p.vector_id for p in below if p.vector_id}))
+        scored = [
+            (p, float(vecs[p.vector_id] @ vector) if p.vector_id in vecs else None) for p in below
+        ]
+        scored.sort(key=lambda pc: (-pc[1] if pc[1] is not None else 1.0, pc[0].ordinal))
+        return [(p, c if c is not None else 0.0) for p, c in scored]
 
 
 def _head(fused: list[Candidate], n: int, *, per_source: int = 5) -> list[Candidate]:
