@@ -75,4 +75,3 @@ def test_metrics_scraped_over_http_parse_and_count_per_app(tmp_path: Path) -> No
         v for (_, k), v in other["overstory_http_requests"].items() if ("status", "401") in k
     ]
     assert refused == [1.0]
-

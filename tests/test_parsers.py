@@ -547,7 +547,7 @@ WESTERN = (
         (RUSSIAN, "utf-16-le"),  # no byte-order mark: NUL bytes that are not binary content
         (WESTERN, "utf-16-be"),
         (WESTERN, "cp1252"),  # a few accented letters: charset-normalizer would say big5
-        (WESTERN.replace("“", "\"").replace("”", "\""), "latin-1"),
+        (WESTERN.replace("“", '"').replace("”", '"'), "latin-1"),
     ],
 )
 def test_decoding_undeclared_encodings(text: str, encoding: str) -> None:
