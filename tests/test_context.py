@@ -13,7 +13,6 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from api.mcp import MCP_PATH, build_server, http_app
 from api.service.wiring import Stack
@@ -24,7 +23,7 @@ from indexer.store.records import NodeRecord, ServedDocument
 from indexer.validation import validated
 from retriever.context import ContextRequest, _fitting, build_context
 from retriever.context_pieces import Chosen, drafts, finish, render
-from tests.http_support import BIN, FIXTURES, Service, ThreadServer, served
+from tests.http_support import BIN, FIXTURES, Service, ThreadServer, mcp_http_client, served
 
 DOC = ServedDocument(doc_id="m.md", source="m.md", build_id=1, revision="r1", summarizer="x")
 TEXT = "Alpha one. Beta two. Gamma three. Delta four. Epsilon five."
@@ -157,9 +156,7 @@ def test_the_same_context_over_http_cli_and_mcp(
     assert json.loads(cli.stdout) == http
 
     async def call() -> Any:
-        http_client = create_mcp_http_client(
-            headers={"Authorization": f"Bearer {svc.keys['reader']}"}
-        )
+        http_client = mcp_http_client(headers={"Authorization": f"Bearer {svc.keys['reader']}"})
         async with Client(streamable_http_client(mcp_url + MCP_PATH, http_client=http_client)) as c:
             return await c.call_tool("context", body)
 
