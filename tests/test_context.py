@@ -200,6 +200,8 @@ def test_the_same_context_over_http_cli_mcp_and_the_framework_retrievers(
                 assert doc.metadata["node_ids"] == piece["node_ids"]
                 assert doc.metadata["tokens"] == piece["tokens"]
                 assert node.node.ref_doc_id == piece["doc_id"]
+                assert doc.id == node.node.node_id == "+".join(piece["node_ids"])
+    sources["http"].close()
 
 
 def _check_context(ctx: dict[str, Any], budget: int) -> None:

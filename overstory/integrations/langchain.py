@@ -101,4 +101,7 @@ class OverstoryRetriever(BaseRetriever):
 
     @staticmethod
     def _pieces(context: ContextResponse) -> list[Document]:
-        return [Document(page_content=p.text, metadata=context_metadata(p)) for p in context.pieces]
+        return [
+            Document(id="+".join(p.node_ids), page_content=p.text, metadata=context_metadata(p))
+            for p in context.pieces
+        ]
