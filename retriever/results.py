@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
+from indexer.sourced import ResolvedSentence
+from retriever.answers import Covers, Hit, Sentence
 from retriever.snapshot import NodeRecord, ServedDocument
 
 
@@ -30,21 +32,21 @@ def label(node: NodeRecord, doc: ServedDocument) -> str:
     return f"summary of {what}{where}"
 
 
-def covers_json(node: NodeRecord) -> dict[str, Any] | None:
+def covers(node: NodeRecord) -> Covers | None:
     """What a summary covers: the number of passages, the first and last (all for clusters)."""
     if node.is_passage:
         return None
-    out: dict[str, Any] = {
-        "passages": node.n_passages,
-        "first": node.first_passage,
-        "last": node.last_passage,
-    }
-    if node.covers is not None:
-        out["ids"] = list(node.covers)
-    return out
+    if node.covers is None:
+        return Covers(passages=node.n_passages, first=node.first_passage, last=node.last_passage)
+    return Covers(
+        passages=node.n_passages,
+        first=node.first_passage,
+        last=node.last_passage,
+        ids=list(node.covers),
+    )
 
 
-def result_json(
+def hit(
     node: NodeRecord,
     doc: ServedDocument,
     *,
@@ -52,26 +54,26 @@ def result_json(
     score: float,
     text: str,
     summarizer: str | None,
-    sentences: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    """One result object; a summary's ``sentences`` each with the source spans it rests on."""
-    return {
-        "rank": rank,
-        "node_id": node.node_id,
-        "kind": node.kind,
-        "level": node.level,
-        "score": round(float(score), 6),
-        "text": text,
-        "doc_id": node.doc_id,
-        "source": doc.source,
-        "revision": doc.revision,
-        "heading_path": list(node.heading_path),
-        "char_start": node.char_start,
-        "char_end": node.char_end,
-        "pages": pages_json(node),
-        "covers": covers_json(node),
-        "label": label(node, doc),
-        "summarizer": None if node.is_passage else summarizer,
-        "review": None,
-        "sentences": None if node.is_passage else (sentences or []),
-    }
+    sentences: Sequence[ResolvedSentence] = (),
+) -> Hit:
+    """One result; a summary's ``sentences`` each with the source spans it rests on."""
+    return Hit(
+        rank=rank,
+        node_id=node.node_id,
+        kind=node.kind,  # type: ignore[arg-type]  # a node is a passage or a summary
+        level=node.level,  # type: ignore[arg-type]
+        score=round(float(score), 6),
+        text=text,
+        doc_id=node.doc_id,
+        source=doc.source,
+        revision=doc.revision,
+        heading_path=list(node.heading_path),
+        char_start=node.char_start,
+        char_end=node.char_end,
+        pages=pages_json(node),
+        covers=covers(node),
+        label=label(node, doc),
+        summarizer=None if node.is_passage else summarizer,
+        review=None,
+        sentences=None if node.is_passage else [Sentence.of(s) for s in sentences],
+    )
