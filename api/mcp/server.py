@@ -32,12 +32,13 @@ LOCAL_PRINCIPAL = ApiKey(key_id="local", role="admin", name="local user (stdio)"
 INSTRUCTIONS = """\
 Overstory answers questions from long technical manuals. Every result says what it is: a
 passage is a quote (label "quote", with its pages); a summary says which section and pages it
-summarizes (label "summary of …") and which passages it covers. Quote passages as quotes; say
-when something comes from a summary. Tools: search (a question → labelled passages and
-summaries), context (a question and a token budget → prompt-ready text with numbered
-citations), list_documents, outline (a document's headings with one-line summaries and node
-ids), read_node (a node's summary, children and passages), what_changed (revisions compared),
-select (representative passages without a query)."""
+summarizes (label "summary of …"). Quote passages as quotes; say when something comes from a
+summary. Tools: search (a question → labelled passages and summaries, compact; detail: true
+adds scores, character ranges, covered passages and summary sentences with sources), context (a
+question and a token budget → prompt-ready text with numbered citations), list_documents,
+outline (a document's headings with one-line summaries and node ids), read_node (a node's
+summary, children and passages), what_changed (revisions compared), select (representative
+passages without a query)."""
 
 
 def tool_result(answer: BaseModel) -> CallToolResult:

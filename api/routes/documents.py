@@ -169,9 +169,10 @@ async def list_documents(index: IndexDep, _: ReaderDep) -> DocumentsPublic:
     responses=errors(401, 403, 404, 422),
     summary="A document's served tree",
 )
-async def document_tree(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> Any:
+async def document_tree(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> TreeNodePublic:
     """The served revision's tree: headings or clusters with summaries, down to passages."""
-    return await run_in_threadpool(index.tree, normalize_doc_id(doc_id))
+    tree = await run_in_threadpool(index.tree, normalize_doc_id(doc_id))
+    return TreeNodePublic.model_validate(tree)
 
 
 class DiffPublic(BaseModel):
@@ -199,13 +200,13 @@ async def document_diff(
     _: ReaderDep,
     from_: Annotated[str | None, Query(alias="from", description="Older revision.")] = None,
     to: Annotated[str | None, Query(description="Newer revision (hash or prefix).")] = None,
-) -> Any:
+) -> DiffPublic:
     """Sections added, removed, moved, renamed and changed; default: the last two revisions.
     A revision the retention rule dropped answers 410."""
     result = await run_in_threadpool(
         diff_revisions, index.catalog, normalize_doc_id(doc_id), from_revision=from_, to_revision=to
     )
-    return result.to_json()
+    return DiffPublic.model_validate(result.to_json())
 
 
 @router.delete(
