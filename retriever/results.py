@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from indexer.reviews import correction_sentences, review_states_by_id
 from indexer.sourced import ResolvedSentence
+from indexer.store.catalog import Catalog
 from retriever.answers import Covers, Hit, Sentence
-from retriever.snapshot import NodeRecord, ServedDocument
+from retriever.candidates import Candidate
+from retriever.snapshot import NodeRecord, ServedDocument, Snapshot
 
 
 def pages_json(node: NodeRecord) -> list[int] | None:
@@ -77,3 +80,47 @@ def hit(
         review=None,
         sentences=None if node.is_passage else [Sentence.of(s) for s in sentences],
     )
+
+
+def hits_of(catalog: Catalog, top: Sequence[Candidate], snapshot: Snapshot) -> list[Hit]:
+    """Ranked candidates as labelled hits, with their texts and summary sentences."""
+    texts = catalog.nodes.texts_of([c.node for c in top])
+    sentences = catalog.nodes.sentences_of(c.node_id for c in top if not c.node.is_passage)
+    out = []
+    for rank, cand in enumerate(top, start=1):
+        text, writer = texts.get(cand.node_id, ("", None))
+        out.append(
+            hit(
+                cand.node,
+                snapshot.by_build[cand.node.build_id],
+                rank=rank,
+                score=cand.score,
+                text=text,
+                summarizer=writer,
+                sentences=sentences.get(cand.node_id, []),
+            )
+        )
+    return out
+
+
+def reviewed(catalog: Catalog, hits: list[Hit]) -> list[Hit]:
+    """Summary hits with their audit status; a corrected one serves the expert's text."""
+    ids = [h.node_id for h in hits if h.kind == "summary"]
+    if not ids:
+        return hits
+    states = review_states_by_id(catalog, ids)
+    out = []
+    for item in hits:
+        if item.kind != "summary":
+            out.append(item)
+            continue
+        state = states.get(item.node_id)
+        update: dict[str, object] = {"review": state.status if state is not None else "pending"}
+        if state is not None and state.correction is not None:
+            update["text"] = state.correction
+            row = catalog.node(item.node_id)
+            if row is not None:
+                found = correction_sentences(catalog, row, state.correction)
+                update["sentences"] = [Sentence.of(s) for s in found]
+        out.append(item.model_copy(update=update))
+    return out

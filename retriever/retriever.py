@@ -17,10 +17,9 @@ from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import require_encoder
 from indexer.errors import NotFoundError
 from indexer.index import Index
-from indexer.reviews import correction_sentences, review_states_by_id
 from indexer.settings import Settings
 from indexer.validation import validated
-from retriever.answers import Hit, QueryAnswer, Sentence
+from retriever.answers import Hit, QueryAnswer
 from retriever.candidates import Candidate, FusionWeights
 from retriever.changes import Routing, route
 from retriever.changes import answer as answer_change
@@ -36,7 +35,7 @@ from retriever.record_cache import RecordCache
 from retriever.request import QueryLimits, QueryRequest
 from retriever.rerankers import make_reranker
 from retriever.rerankers.base import Reranker, RerankInput
-from retriever.results import hit
+from retriever.results import hit, hits_of, reviewed
 from retriever.skeleton import Skeletons
 from retriever.snapshot import NodeRecord, Snapshot, SnapshotSource
 
@@ -203,7 +202,7 @@ class Retriever:
         vector = self.encode(request.query)
         ranking = self.rank(request, vector, snapshot, pipeline=pipeline or self.pipeline)
         top = ranking.candidates[: request.k]
-        hits = self._hits(top, snapshot)
+        hits = hits_of(self.catalog, top, snapshot)
         if request.expand:
             hits = [
                 self._expanded(h, c.node, vector, snapshot) for h, c in zip(hits, top, strict=True)
@@ -212,7 +211,7 @@ class Retriever:
             query=request.query,
             kind="retrieval",
             route=routing.reading(),
-            results=self._reviewed(hits),
+            results=reviewed(self.catalog, hits),
         )
         if ranking.intent is not None:
             answer = answer.model_copy(update={"intent": ranking.intent.reading()})
@@ -229,53 +228,11 @@ class Retriever:
             summarizer=summarizer,
         )
 
-    def _hits(self, top: list[Candidate], snapshot: Snapshot) -> list[Hit]:
-        """The ranked candidates as labelled hits, with their texts and summary sentences."""
-        texts = self.catalog.nodes.texts_of([c.node for c in top])
-        sentences = self.catalog.nodes.sentences_of(c.node_id for c in top if not c.node.is_passage)
-        out = []
-        for rank, cand in enumerate(top, start=1):
-            text, writer = texts.get(cand.node_id, ("", None))
-            out.append(
-                hit(
-                    cand.node,
-                    snapshot.by_build[cand.node.build_id],
-                    rank=rank,
-                    score=cand.score,
-                    text=text,
-                    summarizer=writer,
-                    sentences=sentences.get(cand.node_id, []),
-                )
-            )
-        return out
-
     def _expanded(self, item: Hit, node: NodeRecord, vector: np.ndarray, snapshot: Snapshot) -> Hit:
         """A summary hit with its best supporting passages (``expand``)."""
         if node.is_passage:
             return item
         return item.model_copy(update={"support": self._support(node, vector, snapshot)})
-
-    def _reviewed(self, hits: list[Hit]) -> list[Hit]:
-        """Summary hits with their audit status; a corrected one serves the expert's text."""
-        ids = [h.node_id for h in hits if h.kind == "summary"]
-        if not ids:
-            return hits
-        states = review_states_by_id(self.catalog, ids)
-        out = []
-        for item in hits:
-            if item.kind != "summary":
-                out.append(item)
-                continue
-            state = states.get(item.node_id)
-            update: dict[str, object] = {"review": state.status if state is not None else "pending"}
-            if state is not None and state.correction is not None:
-                update["text"] = state.correction
-                row = self.catalog.node(item.node_id)
-                if row is not None:
-                    found = correction_sentences(self.catalog, row, state.correction)
-                    update["sentences"] = [Sentence.of(s) for s in found]
-            out.append(item.model_copy(update=update))
-        return out
 
     def rank(
         self,
