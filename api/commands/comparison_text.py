@@ -40,9 +40,9 @@ def print_comparisons(answer: QueryAnswer) -> None:
             if change.old_heading_path:
                 where = f"{' › '.join(change.old_heading_path[1:])} → {where}"
             click.echo(f"  {change.change:8} {where}")
-            for side in (change.before, change.after):
-                for quote in side[:2]:
-                    click.echo(f"    {'before' if side is change.before else 'after'} [quote]")
+            for side, quotes in (("before", change.before), ("after", change.after)):
+                for quote in quotes[:2]:
+                    click.echo(f"    {side} [quote]")
                     _wrapped(quote.text[:300], "      ")
 
 
