@@ -2,10 +2,10 @@
 
 Corpus and questions: the real manuals of :data:`benchmarks.corpora.REALDOCS` (ingested with
 the defaults) and ``benchmarks/questions/realdocs/*.jsonl``. The context's choices (how many
-of the best passages bring the passage after them; how many top-ranked summaries and child
-section summaries a global question takes) are compared on the tuning half only (``tune``, the
-context alone); the held-out half (``heldout``, every system) runs with the tuning half's
-choice (``tuned``; the library ships it, ``shipped``).
+of the best passages bring the passage after them; how many top-ranked summaries, child
+section summaries and further ranked summaries a global question takes) are compared on the
+tuning half only (``tune``, the context alone); the held-out half (``heldout``, every system)
+runs with the tuning half's choice (``tuned``; the library ships it, ``shipped``).
 
 Systems, each filling the same budget (tokens of the whole prompt text, header lines included,
 counted with the default ``minilm`` tokenizer):
@@ -42,19 +42,27 @@ from benchmarks.corpora import QUESTIONS, indexed_store, realdocs_folder
 
 BUDGETS = (500, 1000, 2000, 4000)
 SYSTEMS = ("context", "dos_rag", "topk")
-# Compared on the tuning half, each on the questions it acts on: FOLLOW (the best passages
-# that bring the passage after them) on specific questions, SUMMARIES (the top-ranked summaries
-# taken), CHILDREN (the child sections' summaries taken) and UNSURE (below which probability of
-# a passage reading the best top summary joins the passages: global questions read as specific)
-# on global ones; the knobs of one kind come from the same variant. The held-out half runs
-# with the tuning half's choice.
+# Compared on the tuning half, each on the questions it acts on: FOLLOW (the best passages that
+# bring the passage after them) on specific questions, SUMMARIES (the top-ranked summaries
+# taken), CHILDREN (the child sections' summaries taken), LATER (the summaries ranked below the
+# top ranks taken after those) and UNSURE (below which probability of a passage reading the best
+# top summary joins the passages: global questions read as specific) on global ones; the knobs
+# of one kind come from the same variant. The held-out half runs with the tuning half's choice.
 VARIANTS = (
-    {"FOLLOW": 0, "SUMMARIES": 1, "CHILDREN": 0, "UNSURE": 0.0},
-    {"FOLLOW": 3, "SUMMARIES": 3, "CHILDREN": 0, "UNSURE": 0.0},
-    {"FOLLOW": 1, "SUMMARIES": 3, "CHILDREN": 8, "UNSURE": 0.0},
-    {"FOLLOW": 0, "SUMMARIES": 3, "CHILDREN": 8, "UNSURE": 0.8},
+    {"FOLLOW": 0, "SUMMARIES": 1, "CHILDREN": 0, "UNSURE": 0.0, "LATER": 0},
+    {"FOLLOW": 3, "SUMMARIES": 3, "CHILDREN": 0, "UNSURE": 0.0, "LATER": 0},
+    {"FOLLOW": 1, "SUMMARIES": 3, "CHILDREN": 8, "UNSURE": 0.0, "LATER": 0},
+    {"FOLLOW": 0, "SUMMARIES": 3, "CHILDREN": 8, "UNSURE": 0.8, "LATER": 0},
+    {"FOLLOW": 0, "SUMMARIES": 3, "CHILDREN": 8, "UNSURE": 0.8, "LATER": 3},
+    {"FOLLOW": 0, "SUMMARIES": 3, "CHILDREN": 8, "UNSURE": 0.8, "LATER": 10},
 )
-KNOB_KIND = {"FOLLOW": "specific", "SUMMARIES": "global", "CHILDREN": "global", "UNSURE": "global"}
+KNOB_KIND = {
+    "FOLLOW": "specific",
+    "SUMMARIES": "global",
+    "CHILDREN": "global",
+    "UNSURE": "global",
+    "LATER": "global",
+}
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,12 @@ def _crash() -> Result:
     return bench_crash.main()
 
 
+def _decoding() -> Result:
+    from benchmarks import bench_decoding
+
+    return bench_decoding.main()
+
+
 def _encoder() -> Result:
     from benchmarks import bench_encoder
 
@@ -154,6 +160,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "cluster": _cluster,
     "context": _context,
     "crash": _crash,
+    "decoding": _decoding,
     "encoder": _encoder,
     "fuzz_parsers": _fuzz_parsers,
     "html_extractors": _html_extractors,

@@ -42,6 +42,7 @@ from indexer.vector_health import Opened, open_vectors, restore
 
 if TYPE_CHECKING:
     from indexer.plan import IngestPlan
+    from indexer.sources import PendingSource
 
 PublishHook = Callable[[Sequence[str]], None]
 """Called with the doc_ids whose served revision changed (new build or deleted), once per call
@@ -244,7 +245,7 @@ class Index:
         Raises:
             EncoderMismatchError: The store's vectors are another encoder's.
         """
-        from indexer.sources import file_error, path_sources  # the parsers: ingest only
+        from indexer.sources import path_sources  # the parsers: ingest only
 
         report = IngestReport()
         started = time.perf_counter()
@@ -254,26 +255,17 @@ class Index:
             ctx = self._context(progress, times)
         published: list[str] = []
         seen: set[str] = set()
+        items = list(
+            path_sources(paths, self.settings, manual=manual, doc_id=doc_id, skipped=report.skipped)
+        )
+        if len(items) > 1:
+            progress(ProgressEvent(items[0].doc_id, "files", 0, len(items)))
         try:
-            for item in path_sources(
-                paths, self.settings, manual=manual, doc_id=doc_id, skipped=report.skipped
-            ):
+            for done, item in enumerate(items, 1):
                 seen.add(item.doc_id)
-                try:
-                    submitted = time.time()
-                    with times.timed("read"):
-                        src = item.load()
-                    with self._ingest_lock():
-                        doc = ingest_source(ctx, src)
-                        if doc.status != "unchanged":
-                            record_publish(self.catalog, item.doc_id, as_of=submitted)
-                            with times.timed("prune"):
-                                report.pruned += self._prune_quietly([item.doc_id])
-                    if doc.status != "unchanged":
-                        published.append(item.doc_id)
-                    report.add(doc)
-                except (OverstoryError, OSError) as exc:
-                    report.errors.append(file_error(item.doc_id, item.path, exc))
+                self._ingest_item(ctx, item, report, published)
+                if len(items) > 1:
+                    progress(ProgressEvent(item.doc_id, "files", done, len(items)))
             if sync:
                 report.removed = self._remove_unseen(seen)
                 published.extend(report.removed)
@@ -283,6 +275,28 @@ class Index:
         report.seconds = time.perf_counter() - started
         report.stages = times.to_json(report.seconds)
         return report
+
+    def _ingest_item(
+        self, ctx: IngestContext, item: PendingSource, report: IngestReport, published: list[str]
+    ) -> None:
+        """One file of :meth:`ingest_paths`: its failure is reported, not raised."""
+        from indexer.sources import file_error
+
+        try:
+            submitted = time.time()
+            with ctx.times.timed("read"):
+                src = item.load()
+            with self._ingest_lock():
+                doc = ingest_source(ctx, src)
+                if doc.status != "unchanged":
+                    record_publish(self.catalog, item.doc_id, as_of=submitted)
+                    with ctx.times.timed("prune"):
+                        report.pruned += self._prune_quietly([item.doc_id])
+            if doc.status != "unchanged":
+                published.append(item.doc_id)
+            report.add(doc)
+        except (OverstoryError, OSError) as exc:
+            report.errors.append(file_error(item.doc_id, item.path, exc))
 
     def _remove_unseen(self, seen: set[str]) -> list[str]:
         gone = sorted(r["doc_id"] for r in self.catalog.documents() if r["doc_id"] not in seen)

@@ -161,7 +161,9 @@ def layout_hashes(tree: TreeNode) -> dict[str, str]:
 
     def visit(node: TreeNode) -> str:
         if node.is_passage:
-            return hash_bytes((node.text or "").encode("utf-8"))
+            # What joins it to the passage before decides whether a summarizer reads them as
+            # one text.
+            return hash_bytes(f"{node.joined!r}\0{node.text or ''}".encode())
         heading = node.heading_span
         parts = [node.title or "", str(heading[1] - heading[0]) if heading else ""]
         parts += [visit(c) for c in node.children]
@@ -260,6 +262,7 @@ def _request(node: TreeNode, key: str, out: SummaryOutcome) -> SummaryRequest:
         passages=[c.text or "" for c in own],
         children=children,
         passage_starts=[c.char_start - node.char_start for c in own],
+        passage_joins=[c.joined for c in own],
         heading=_relative(node.heading_span, node.char_start),
         anchors=anchors_of(node),
         below=_runs(node) if any(c.level == CLUSTER for c in node.children) else [],

@@ -41,6 +41,10 @@ class TreeNode:
     # End of the node's own heading line (its start is char_start); equal to char_start where
     # the node has no heading in the text (a cluster, an untitled document).
     heading_end: int = -1
+    # A passage's link to the passage before it in the same section: the document's text between
+    # them when that is a little whitespace (the chunker cut a paragraph or a list there), ""
+    # when they overlap, None when they are apart. A summarizer reads such passages as one text.
+    joined: str | None = None
 
     @property
     def heading_span(self) -> tuple[int, int] | None:
@@ -150,6 +154,7 @@ def _fill(
     depth_below_doc: int,
     sizes: _Sizes,
 ) -> None:
+    previous: int | None = None
     for span in sizes.spans(
         doc.text,
         section.body_start,
@@ -167,8 +172,10 @@ def _fill(
                 char_end=span.end,
                 pages=doc.pages_for(span.start, span.end),
                 text=doc.text[span.start : span.end],
+                joined=_joined(doc.text, previous, span.start),
             )
         )
+        previous = span.end
     for sub in section.children:
         title = (sub.title or "").strip() or "(untitled)"
         child = TreeNode(
@@ -188,6 +195,20 @@ def _fill(
             sizes=sizes,
         )
         node.children.append(child)
+
+
+# The most whitespace between two passages still read as one text: a paragraph break and an
+# indented list's margin.
+_MAX_JOIN = 4
+
+
+def _joined(text: str, previous: int | None, start: int) -> str | None:
+    if previous is None:
+        return None
+    if start <= previous:
+        return ""
+    gap = text[previous:start]
+    return gap if len(gap) <= _MAX_JOIN and not gap.strip() else None
 
 
 def assign_ordinals(root: TreeNode) -> None:

@@ -1,17 +1,19 @@
 """A budgeted context: a question and a token budget in, the best mix that fits out.
 
 A chatbot wants the context that fits its prompt, not a ranked list to pack itself. The
-retriever's ranking (the mix, with its reading of the question) decides what the context is
-for: a global question (the intent step reads it as asking for a section or the document) gets
-the summary of the node it asks about, the other summaries of the top ranks, the summaries of
-that node's child sections, then the passages under the node that best match the question,
-then the next best passages; a specific question gets its best passages in rank order (with
-``FOLLOW``, the best ones bring the passage after them; read without confidence, the best top
-summary comes third). Nodes are taken best first while the
-assembled context fits the budget; what does not fit is skipped for what does, and a summary
-too long for what is left keeps its first sentences. :mod:`retriever.context_pieces` assembles
-the pieces: no text twice, reading order, a citation number for each. The constants were
-compared on the tuning half of the real-manual questions (``benchmarks/bench_context.py``).
+retriever's ranking (the mix, with its reading of the question) decides what the context is for:
+a global question (the intent step reads it as asking for a section or the document) gets the
+summary of the node it asks about, the other summaries of the top ranks, the summaries of that
+node's child sections, the next few ranked summaries (a hedge: the best summary is not always
+the part asked about, and a summary covers more of a part per token than a passage), then the
+passages under the node that best match the question, then the next best passages; a specific
+question gets its best passages in rank order (with ``FOLLOW``, the best ones bring the passage
+after them; read without confidence, the best top summary comes third). Nodes are taken best
+first while the assembled context fits the budget; what does not fit is skipped for what does,
+and a summary too long for what is left keeps its first sentences.
+:mod:`retriever.context_pieces` assembles the pieces: no text twice, reading order, a citation
+number for each. The constants were compared on the tuning half of the real-manual questions
+(``benchmarks/bench_context.py``).
 
 Tokens are counted with the tokenizer the request names: ``minilm`` (default; the bundled
 all-MiniLM-L6-v2 WordPiece tokenizer, no download), ``cl100k_base`` (tiktoken's GPT-4
@@ -51,6 +53,7 @@ FOLLOW = 0  # specific: the best passages that bring the passage after them
 SUMMARIES = 3  # global: the summaries of the top ranks taken (the best one first)
 TOP = 5  # global: the ranks those summaries must be in
 CHILDREN = 8  # global: the summaries of the best summary's child sections taken after them
+LATER = 3  # global: the summaries ranked below the top ranks, taken after those children
 UNSURE = 0.8  # specific: below this probability of the reading, the best top summary comes third
 FULL = 24  # tokens left under which no piece fits (a header line alone takes about 20)
 
@@ -221,8 +224,8 @@ def global_order(
     retriever: Retriever, ranked: list[NodeRecord], vector: np.ndarray
 ) -> list[NodeRecord]:
     """The best summary, the next best summaries of the top ranks, the summaries of the best
-    one's child sections, the passages under it (ranked ones first, then by cosine), the other
-    ranked passages."""
+    one's child sections, the next :data:`LATER` ranked summaries, the passages under the best
+    one (ranked ones first, then by cosine), the other ranked passages."""
     summaries = [n for n in ranked if not n.is_passage]
     passages = [n for n in ranked if n.is_passage]
     if not summaries:
@@ -230,6 +233,7 @@ def global_order(
     head = summaries[0]
     extra = [n for n in summaries[1:SUMMARIES] if n in ranked[:TOP]]
     extra += _child_summaries(retriever, head, ranked)[:CHILDREN]
+    extra += [n for n in summaries[1:] if n not in extra][:LATER]
     below = retriever.closest_below(head, vector)
     inside = {p.node_id for p, _ in below}
     by_cosine = [p for p, _ in below[:BELOW]]

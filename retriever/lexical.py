@@ -356,6 +356,21 @@ def _atomic_npz(path: Path, **arrays: np.ndarray) -> None:
 _BM25_CLASS: Any = None
 
 
+def lucene_tf(
+    counts: np.ndarray, lengths: np.ndarray, *, avg_length: float, k1: float, b: float
+) -> np.ndarray:
+    """The term-frequency part of Lucene's BM25: ``tf / (tf + k1 * (1 - b + b * len / avg))``.
+
+    Args:
+        counts: How often each term occurs in its document.
+        lengths: The length (in tokens) of the document of each count.
+        avg_length: The mean document length of the collection.
+        k1: Term-frequency saturation.
+        b: Length normalisation.
+    """
+    return counts / (counts + k1 * (1.0 - b + b * lengths / avg_length))
+
+
 def bm25_class() -> Any:
     """bm25s's ``BM25`` with a vectorized builder over flat token arrays (imported on first use).
 
@@ -364,7 +379,6 @@ def bm25_class() -> Any:
     global _BM25_CLASS
     if _BM25_CLASS is None:
         import bm25s
-        from bm25s.scoring import _select_tfc_scorer
 
         class FlatBM25(bm25s.BM25):  # type: ignore[misc]
             def index_pairs(
@@ -381,13 +395,12 @@ def bm25_class() -> Any:
                 df = np.bincount(tokens, minlength=n_vocab)
                 idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))  # Lucene idf, as bm25s
                 avg = float(lengths.mean()) if n_docs else 1.0
-                tfc = _select_tfc_scorer(self.method)(
+                tfc = lucene_tf(
                     counts.astype(np.float64),
                     lengths[docs].astype(np.float64),
-                    avg or 1.0,
-                    self.k1,
-                    self.b,
-                    self.delta,
+                    avg_length=avg or 1.0,
+                    k1=self.k1,
+                    b=self.b,
                 )
                 order = np.argsort(tokens, kind="stable")  # postings by token, docs ascending
                 self.scores = {

@@ -13,6 +13,14 @@ shipped as ``retriever/models/mix.json``, twice: the first place by weights unde
 first place on a specific question costs many times more than a summary one place lower
 (a chatbot quotes its first passage), the other places by weights under which every question
 counts alike.
+
+A summary enters a question's first five places only as far as the intent step is sure the
+question is global (:data:`PASSAGES_FIRST`): read as almost surely specific, the five best
+passages (in the passages-only order) come first; read as probably specific, the four best, so
+that one summary may follow them; otherwise the mix orders the places alone. A misread global
+question still finds its summary near the top, and a specific one keeps the passages its
+passages-only ranking would give it. The thresholds were chosen on the tuning half of the
+real-manual questions (``benchmarks/bench_mix.py``).
 """
 
 from __future__ import annotations
@@ -60,6 +68,9 @@ FEATURES: tuple[str, ...] = (
 )
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 _NO_PASSAGE_BELOW = -1.0
+# (p, n): below probability p of a global reading (section or document), the first n places
+# are the n best passages. Ascending in p.
+PASSAGES_FIRST: tuple[tuple[float, int], ...] = ((0.1, 5), (0.4, 4))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,4 +195,24 @@ class MixModel:
         )
         if others:
             cands[top].score = max(cands[top].score, others[0].score)
-        return [cands[top], *others]
+        return passages_first(data, [cands[top], *others])
+
+
+def passage_places(p_global: float) -> int:
+    """How many first places go to the best passages at this probability of a global reading."""
+    return next((n for p, n in PASSAGES_FIRST if p_global < p), 0)
+
+
+def passages_first(data: MixInput, ranked: list[Candidate]) -> list[Candidate]:
+    """``ranked`` with the best passages first (in the passages-only order) as
+    :func:`passage_places` says; scores raised where the new order needs it, so they never go
+    up down the list."""
+    places = passage_places(1.0 - data.intent.scores["passage"])
+    if not places or not data.passages:
+        return ranked
+    head = list(data.passages[:places])
+    ids = {c.node_id for c in head}
+    out = [*head, *(c for c in ranked if c.node_id not in ids)]
+    for i in range(len(out) - 2, -1, -1):
+        out[i].score = max(out[i].score, out[i + 1].score)
+    return out

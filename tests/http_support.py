@@ -39,6 +39,14 @@ def served_operations(app: FastAPI) -> set[tuple[str, str]]:
     return ops
 
 
+def mcp_http_client(headers: dict[str, str] | None = None) -> Any:
+    """An HTTP client for the MCP SDK's streamable HTTP transport, configured as its docs say
+    (an ``httpx2.AsyncClient``), with the SDK's timeouts: a response stream may stay open."""
+    import httpx2
+
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
     with socket.socket() as s:

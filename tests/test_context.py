@@ -1,5 +1,6 @@
 """The budgeted context: its assembly (merged quotes, no paraphrase of a quote, reading order,
-labels) and the same context out of HTTP, the CLI and MCP for the fixture manuals."""
+labels) and the same context out of HTTP, the CLI, MCP and the LangChain and LlamaIndex retrievers
+(over HTTP and in-process, called and awaited) for the fixture manuals."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from api.mcp import MCP_PATH, build_server, http_app
 from api.service.wiring import Stack
@@ -22,9 +22,12 @@ from indexer.settings import Settings
 from indexer.sourced import ResolvedSentence, ResolvedSpan
 from indexer.store.records import NodeRecord, ServedDocument
 from indexer.validation import validated
+from overstory.integrations import HttpSource, LocalSource
+from overstory.integrations.langchain import OverstoryRetriever as LangChainRetriever
+from overstory.integrations.llama_index import OverstoryRetriever as LlamaIndexRetriever
 from retriever.context import ContextRequest, _fitting, build_context
 from retriever.context_pieces import Chosen, drafts, finish, render
-from tests.http_support import BIN, FIXTURES, Service, ThreadServer, served
+from tests.http_support import BIN, FIXTURES, Service, ThreadServer, mcp_http_client, served
 
 DOC = ServedDocument(doc_id="m.md", source="m.md", build_id=1, revision="r1", summarizer="x")
 TEXT = "Alpha one. Beta two. Gamma three. Delta four. Epsilon five."
@@ -110,15 +113,18 @@ def test_request_limits() -> None:
 
 
 @pytest.fixture(scope="module")
-def fixtures_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, str]]:
-    """The fixture manuals behind the real app under uvicorn, and the MCP server over HTTP."""
+def fixtures_service(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Service, str, str]]:
+    """The fixture manuals behind the real app under uvicorn, and the MCP server over HTTP
+    (the service, the MCP server's URL, the app's URL)."""
     settings = Settings(store=tmp_path_factory.mktemp("ctx") / "store", embedder="hashing")
-    with served(settings) as (svc, _):
+    with served(settings) as (svc, server):
         index = svc.app.state.index
         assert index.ingest_paths([FIXTURES]).ok
         stack = Stack(index=index, retriever=svc.app.state.retriever)
         with ThreadServer(http_app(build_server(stack), settings, stack)) as mcp:  # type: ignore[arg-type]
-            yield svc, mcp.url
+            yield svc, mcp.url, server.url
 
 
 QUESTIONS = [
@@ -128,10 +134,10 @@ QUESTIONS = [
 
 
 @pytest.mark.parametrize(("question", "budget"), QUESTIONS)
-def test_the_same_context_over_http_cli_and_mcp(
-    fixtures_service: tuple[Service, str], question: str, budget: int
+def test_the_same_context_over_http_cli_mcp_and_the_framework_retrievers(
+    fixtures_service: tuple[Service, str, str], question: str, budget: int
 ) -> None:
-    svc, mcp_url = fixtures_service
+    svc, mcp_url, api_url = fixtures_service
     body = {"query": question, "budget": budget}
     r = svc.client.post("/v1/context", json=body, headers=svc.as_role("reader"))
     assert r.status_code == 200, r.text
@@ -157,9 +163,7 @@ def test_the_same_context_over_http_cli_and_mcp(
     assert json.loads(cli.stdout) == http
 
     async def call() -> Any:
-        http_client = create_mcp_http_client(
-            headers={"Authorization": f"Bearer {svc.keys['reader']}"}
-        )
+        http_client = mcp_http_client(headers={"Authorization": f"Bearer {svc.keys['reader']}"})
         async with Client(streamable_http_client(mcp_url + MCP_PATH, http_client=http_client)) as c:
             return await c.call_tool("context", body)
 
@@ -167,6 +171,34 @@ def test_the_same_context_over_http_cli_and_mcp(
     assert not result.is_error, result.content
     assert result.structured_content == http
     _check_context(http, budget)
+    sources = {
+        "http": HttpSource(api_url, api_key=svc.keys["reader"]),
+        "local": LocalSource(svc.app.state.retriever),
+    }
+    for where, source in sources.items():
+        langchain = LangChainRetriever(source=source, mode="context", budget=budget)
+        llama = LlamaIndexRetriever(source, mode="context", budget=budget)
+
+        async def both(
+            langchain: LangChainRetriever = langchain, llama: LlamaIndexRetriever = llama
+        ) -> tuple[list[Any], list[Any]]:
+            return await langchain.ainvoke(question), await llama.aretrieve(question)
+
+        texts = [p["text"] for p in http["pieces"]]
+        for docs, nodes in (
+            (langchain.invoke(question), llama.retrieve(question)),
+            anyio.run(both),
+        ):
+            assert [d.page_content for d in docs] == texts, where
+            assert [n.node.get_content() for n in nodes] == texts, where
+            for doc, node, piece in zip(docs, nodes, http["pieces"], strict=True):
+                assert doc.metadata == node.node.metadata
+                assert doc.metadata["citation"] == piece["citation"]
+                assert doc.metadata["node_ids"] == piece["node_ids"]
+                assert doc.metadata["tokens"] == piece["tokens"]
+                assert node.node.ref_doc_id == piece["doc_id"]
+                assert doc.id == node.node.node_id == "+".join(piece["node_ids"])
+    sources["http"].close()
 
 
 def _check_context(ctx: dict[str, Any], budget: int) -> None:
@@ -199,8 +231,8 @@ def _check_context(ctx: dict[str, Any], budget: int) -> None:
         assert d1 != d2 or s2 > e1, "overlapping quotes are merged"
 
 
-def test_global_question_opens_with_the_summary(fixtures_service: tuple[Service, str]) -> None:
-    svc, _ = fixtures_service
+def test_global_question_opens_with_the_summary(fixtures_service: tuple[Service, str, str]) -> None:
+    svc, _, _ = fixtures_service
     body = {"query": "what does the maintenance chapter cover", "budget": 1500, "intent": "section"}
     ctx = svc.client.post("/v1/context", json=body, headers=svc.as_role("reader")).json()
     assert ctx["mode"] == "global"
@@ -222,9 +254,9 @@ def test_global_question_opens_with_the_summary(fixtures_service: tuple[Service,
 @pytest.mark.parametrize("budget", [100, 500, 2000])
 @pytest.mark.parametrize("tokenizer", ["minilm", "cl100k_base", "words"])
 def test_the_budget_holds(
-    fixtures_service: tuple[Service, str], budget: int, tokenizer: str
+    fixtures_service: tuple[Service, str, str], budget: int, tokenizer: str
 ) -> None:
-    svc, _ = fixtures_service
+    svc, _, _ = fixtures_service
     retriever = svc.app.state.retriever
     request = ContextRequest(query="seal working length", budget=budget, tokenizer=tokenizer)  # type: ignore[arg-type]
     ctx = build_context(retriever, request)
@@ -232,8 +264,8 @@ def test_the_budget_holds(
     assert ctx.pieces
 
 
-def test_errors_are_the_canonical_body(fixtures_service: tuple[Service, str]) -> None:
-    svc, _ = fixtures_service
+def test_errors_are_the_canonical_body(fixtures_service: tuple[Service, str, str]) -> None:
+    svc, _, _ = fixtures_service
     post = svc.client.post
     assert post("/v1/context", json={"query": "x"}).status_code == 401
     r = post("/v1/context", json={"query": "x", "budget": 5}, headers=svc.as_role("reader"))

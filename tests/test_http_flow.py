@@ -197,7 +197,7 @@ def test_health_and_metrics(svc: Service, first_job: dict[str, Any]) -> None:
     assert 'overstory_http_requests_total{method="POST",route="/v1/documents",status="202"}' in text
     assert 'route="/v1/documents/{doc_id}/tree"' in text
     assert (
-        'overstory_http_request_duration_seconds_bucket{method="GET",route="/healthz",le="+Inf"}'
+        'overstory_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/healthz"}'
         in text
     )
     assert "overstory_documents 1" in text

@@ -7,7 +7,8 @@ under uvicorn with an API key, or the retriever of the same store in this proces
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,14 +19,14 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
 from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
-from llama_index.core.schema import MetadataMode
+from llama_index.core.schema import MetadataMode, NodeRelationship
 
 from indexer.errors import AuthError, InvalidRequestError, NotFoundError, UnavailableError
 from indexer.settings import Settings
 from overstory.integrations import HttpSource, LocalSource, QuerySource, metadata_of
 from overstory.integrations.langchain import OverstoryRetriever as LangChainRetriever
 from overstory.integrations.llama_index import OverstoryRetriever as LlamaIndexRetriever
-from overstory.integrations.results import citation
+from overstory.integrations.results import citation, pages_text
 from tests.http_support import free_port, served
 from tests.test_retriever import manual, other_manual
 
@@ -50,9 +51,11 @@ def sources(fast_settings: Settings) -> Iterator[dict[str, Any]]:
 
 def _check_provenance(meta: dict[str, Any], result: dict[str, Any]) -> None:
     """One retrieved item's metadata carries the REST result's label and provenance."""
-    for key in ("kind", "label", "level", "heading_path", "pages", "covers", "revision"):
+    for key in ("kind", "label", "level", "covers", "revision", "char_start", "char_end"):
         assert meta[key] == result[key], key
     assert meta["doc_id"] == result["doc_id"] and meta["node_id"] == result["node_id"]
+    assert meta["heading_path"] == " › ".join(result["heading_path"])
+    assert meta["pages"] == pages_text(result["pages"])
 
 
 @pytest.mark.parametrize("where", ["http", "local"])
@@ -186,3 +189,93 @@ def test_context_mode_gives_the_pieces_of_the_budgeted_context(
     shown = nodes[0].node.get_content(metadata_mode=MetadataMode.LLM)
     assert f"label: {rest['pieces'][0]['label']}" in shown
     assert "node_ids" not in shown and "None" not in shown and "['" not in shown
+
+
+def test_llama_index_nodes_carry_their_document_span_and_tree(sources: dict[str, Any]) -> None:
+    nodes = LlamaIndexRetriever(sources["local"], k=10).retrieve(QUESTION)
+    by_id = {n.node.node_id: n.node for n in nodes}
+    rest = {
+        r["node_id"]: r
+        for r in sources["svc"]
+        .client.post(
+            "/v1/query", json={"query": QUESTION, "k": 10}, headers=sources["svc"].as_role("reader")
+        )
+        .json()["results"]
+    }
+    assert list(by_id) == list(rest)
+    parented = 0
+    for node_id, node in by_id.items():
+        result = rest[node_id]
+        assert node.ref_doc_id == result["doc_id"]
+        assert (node.start_char_idx, node.end_char_idx) == (
+            result["char_start"],
+            result["char_end"],
+        )
+        parent = node.relationships.get(NodeRelationship.PARENT)
+        if parent is None:
+            continue
+        parented += 1
+        above = rest[parent.node_id]  # type: ignore[union-attr]
+        assert above["kind"] == "summary" and above["doc_id"] == result["doc_id"]
+        assert (
+            above["char_start"] <= result["char_start"] <= result["char_end"] <= above["char_end"]
+        )
+        assert result["heading_path"][: len(above["heading_path"])] == above["heading_path"]
+        children = by_id[above["node_id"]].relationships[NodeRelationship.CHILD]
+        assert node_id in [c.node_id for c in children]  # type: ignore[union-attr]
+    assert parented, "the pump manual's passages sit under its section summaries"
+    # what the language model sees is plain text: no lists, no None
+    for node in by_id.values():
+        shown = node.get_content(metadata_mode=MetadataMode.LLM)
+        assert "['" not in shown and "None" not in shown and "(" not in shown.split("\n\n")[0]
+        assert f"heading_path: {node.metadata['heading_path']}" in shown
+
+
+async def _while_ticking(call: Callable[[], Awaitable[Any]]) -> tuple[Any, int]:
+    """The call's result and how often another task ran while the call was awaited."""
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(ticker())
+    await asyncio.sleep(0)
+    before = ticks
+    try:
+        result = await call()
+    finally:
+        task.cancel()
+    return result, ticks - before
+
+
+@pytest.mark.parametrize("where", ["http", "local"])
+def test_async_retrieval_leaves_the_event_loop_running(sources: dict[str, Any], where: str) -> None:
+    source = sources[where]
+    llama = LlamaIndexRetriever(source, k=6)
+    chain = LangChainRetriever(source=source)
+    context = LangChainRetriever(source=source, mode="context", budget=300)
+
+    async def main() -> dict[str, tuple[Any, int]]:
+        out = {
+            "llama": await _while_ticking(lambda: llama.aretrieve(QUESTION)),
+            "langchain": await _while_ticking(lambda: chain.ainvoke(QUESTION, k=2)),
+            "context": await _while_ticking(lambda: context.ainvoke(QUESTION)),
+        }
+        if isinstance(source, HttpSource):
+            await source.aclose()
+        return out
+
+    out = asyncio.run(main())
+    # a call that blocked the loop would let the ticker run only at the framework's own awaits
+    # (LangChain's callbacks: three)
+    for name, (_, ticks) in out.items():
+        assert ticks >= 20, (name, ticks)
+    rest = [r["node_id"] for r in sources["rest"]["results"]]
+    assert [n.node.node_id for n in out["llama"][0]] == rest
+    assert [d.id for d in out["langchain"][0]] == rest[:2]
+    assert [d.page_content for d in out["context"][0]] == [
+        d.page_content for d in context.invoke(QUESTION)
+    ]

@@ -19,14 +19,21 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from api.mcp import MCP_PATH, build_server, http_app
 from api.service.keys import ROLES
 from api.service.wiring import Stack
 from indexer.errors import ConfigError
 from indexer.settings import Settings
-from tests.http_support import BIN, Service, ThreadServer, free_port, service, wait_healthy
+from tests.http_support import (
+    BIN,
+    Service,
+    ThreadServer,
+    free_port,
+    mcp_http_client,
+    service,
+    wait_healthy,
+)
 from tests.test_retriever import manual, other_manual
 
 TOOLS = {"search", "outline", "read_node", "what_changed", "select", "list_documents"}
@@ -256,7 +263,7 @@ def mcp_http(store: Any) -> Iterator[tuple[str, Service]]:
 
 def _client(url: str, key: str | None) -> Client:
     headers = {"Authorization": f"Bearer {key}"} if key else None
-    http = create_mcp_http_client(headers=headers)
+    http = mcp_http_client(headers=headers)
     return Client(streamable_http_client(url + MCP_PATH, http_client=http))
 
 

@@ -214,6 +214,41 @@ def test_the_first_place_and_the_rest_are_ranked_by_their_own_weights() -> None:
     assert [c.node_id for c in ranked] == ["s1", "p1", "r0"]
 
 
+@pytest.mark.parametrize(
+    ("p_passage", "passages_first"), [(0.95, 5), (0.8, 4), (0.65, 4), (0.55, 0), (0.1, 0)]
+)
+def test_a_summary_enters_the_top_five_as_far_as_the_reading_is_global(
+    p_passage: float, passages_first: int
+) -> None:
+    """Weights that put every summary first: the best passages keep the first places while
+    the question is not read as global, in the passages-only order."""
+    passages = [Candidate(_record(f"p{i}", "passage", "s1")) for i in range(1, 8)]
+    for i, c in enumerate(passages):
+        c.score = 2.0 - i * 0.1
+    summaries = [
+        Candidate(_record("s1", "section", "r0")),
+        Candidate(_record("r0", "document", None)),
+    ]
+    for c in summaries:
+        c.score = 0.1
+    rest = (1.0 - p_passage) / 2
+    intent = Intent(
+        label="passage", scores={"passage": p_passage, "section": rest, "document": rest}
+    )
+    data = MixInput(query="q", intent=intent, passages=passages, summaries=summaries, below={})
+    weights = np.zeros(len(FEATURES))
+    weights[FEATURES.index("passage.relevance")] = 1.0
+    weights[FEATURES.index("section.bias")] = 10.0
+    weights[FEATURES.index("document.bias")] = 9.0
+    ranked = MixModel(first=weights, rest=weights).rank(data)
+    ids = [c.node_id for c in ranked]
+    assert ids[:passages_first] == [f"p{i}" for i in range(1, passages_first + 1)]
+    assert ids[passages_first : passages_first + 2] == ["s1", "r0"]
+    assert [c.node_id for c in ranked if c.node.is_passage] == [c.node_id for c in passages]
+    scores = [c.score for c in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
 # the real retriever on the fixture manuals -----------------------------------------------------
 @pytest.fixture(scope="module")
 def retriever(fixtures_index: Index, minilm: Embedder) -> Retriever:

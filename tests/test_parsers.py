@@ -525,6 +525,36 @@ def test_decoding_mixed_encodings_line_by_line() -> None:
     assert text == "Café UTF-8 line\nnaïve cp1252 line – €5\nÜnïcödé again\n"
 
 
+RUSSIAN = (
+    "# Установка\n\nСервер Apache запускается командой apachectl. Файл конфигурации "
+    "называется httpd.conf и находится в каталоге conf.\n"
+)
+JAPANESE = "# はじめに\n\nこの文書は、サーバの設定方法について説明します。\n"
+WESTERN = (
+    "ed was written by Andrew Moore.\nThanks to François Pinard and Jürgen Schröder for "
+    "patches; the port to MS-DOS costs £0 and “works”.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        (RUSSIAN, "cp1251"),
+        (RUSSIAN, "koi8-r"),
+        (JAPANESE, "shift_jis"),
+        (JAPANESE, "euc-jp"),
+        (JAPANESE, "gb18030"),
+        (RUSSIAN, "utf-16-le"),  # no byte-order mark: NUL bytes that are not binary content
+        (WESTERN, "utf-16-be"),
+        (WESTERN, "cp1252"),  # a few accented letters: charset-normalizer would say big5
+        (WESTERN.replace("“", '"').replace("”", '"'), "latin-1"),
+    ],
+)
+def test_decoding_undeclared_encodings(text: str, encoding: str) -> None:
+    data = text.encode(encoding)
+    assert decode_text(data, filename="doc.txt") == text
+
+
 def test_decoding_bom_and_newlines(tmp_path: Path) -> None:
     doc = parse_file(write(tmp_path, "bom.md", b"\xef\xbb\xbf# Title\r\n\r\nBody\rEnd\r\n"))
     assert doc.text == "# Title\n\nBody\nEnd\n"

@@ -13,13 +13,12 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from api.mcp import build_server, http_app
 from api.service.wiring import Stack
 from indexer.settings import Settings
 from tests.helpers import ROOT
-from tests.http_support import BIN, ThreadServer, served
+from tests.http_support import BIN, ThreadServer, mcp_http_client, served
 from tests.test_retriever import manual
 
 SECTION = (ROOT / "docs" / "how-to" / "chatbot.md").read_text(encoding="utf-8")
@@ -67,7 +66,7 @@ def test_the_http_configuration_and_the_snippets_work(fast_settings: Settings) -
             headers = {k: v.replace("ovs_…", key) for k, v in entry["headers"].items()}
 
             async def session() -> Any:
-                http = create_mcp_http_client(headers=headers)
+                http = mcp_http_client(headers=headers)
                 async with Client(streamable_http_client(url, http_client=http)) as client:
                     return await client.call_tool("search", {"query": "impeller nut torque"})
 

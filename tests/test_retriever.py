@@ -145,6 +145,10 @@ def test_vectorized_bm25_matches_bm25s() -> None:
         expected = ref.get_scores_from_ids(ids)
         assert np.allclose(ours.get_scores_from_ids(ids), expected)
         assert np.allclose(ours.scores_of(ids), expected)
+        # bm25s's public ranking: the same documents with the same scores
+        top, top_scores = ref.retrieve([ids], k=len(docs), show_progress=False)
+        assert np.allclose(ours.scores_of(ids)[top[0]], top_scores[0])
+        assert top_scores[0].max() > 0
 
 
 # results and provenance ------------------------------------------------------------------------

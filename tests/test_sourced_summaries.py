@@ -10,6 +10,7 @@ import pytest
 
 from indexer.index import Index
 from indexer.settings import Settings
+from indexer.summarizers.base import SummaryRequest
 from indexer.summarizers.support import support
 from indexer.summarizers.units import units_of
 from tests.fake_openai_server import FakeOpenAIServer
@@ -172,6 +173,58 @@ def test_a_long_list_says_how_many_items_it_leaves_out() -> None:
     units = units_of([(0, f"The options are:\n\n{items}")])
     assert len(units) == 1 and units[0].text.endswith("more.")
     assert "; and " in units[0].text
+
+
+def test_a_list_after_a_paragraph_goes_with_its_last_sentence_never_item_by_item() -> None:
+    items = "\n".join(f"- func_{i} in version 2.{i}." for i in range(30))
+    text = f"We give here the functions added after version 2.0, and in which version.\n\n{items}"
+    units = [u.text for u in units_of([(0, text)])]
+    assert len(units) == 1, units
+    assert units[0].startswith("We give here the functions added after version 2.0, and in which")
+    assert "version: func_0 in version 2.0; func_1" in units[0]
+    assert units[0].endswith("more.")
+
+
+def test_a_list_cut_between_two_passages_is_read_whole() -> None:
+    first = "Therefore, the following actions produce errors:\n\n- DML: INSERT, UPDATE."
+    second = "Note that no trigger runs.\n\n- DDL: CREATE, DROP.\n\n- LOCK in its long form."
+    start = len(first) + 1
+    joined = SummaryRequest(
+        "k",
+        "section",
+        "S",
+        ["S"],
+        [first, second],
+        passage_starts=[0, start],
+        passage_joins=[None, " "],
+    )
+    apart = SummaryRequest("k", "section", "S", ["S"], [first, second], passage_starts=[0, start])
+    whole = [u.text for u in units_of(joined.own_text())]
+    assert any(
+        u.startswith("Therefore, the following actions produce errors: DML")
+        and "DDL: CREATE, DROP" in u
+        and "LOCK in its long form" in u
+        for u in whole
+    ), whole
+    # Without the join, the second passage's list has no lead-in and the first's lead-in
+    # would claim a one-item list.
+    assert len(apart.own_text()) == 2
+    assert len(joined.own_text()) == 1
+    text = first + " " + second
+    for u in units_of(joined.own_text()):
+        assert all(text[a:b] in text for a, b in u.spans)
+
+
+def test_the_last_piece_of_an_example_is_no_entry_heading_its_paragraph() -> None:
+    text = (
+        "Object libraries collect object files.\n\n"
+        "    add_library(archive OBJECT archive.cpp)\n\n"
+        "    add_executable(test_exe $<TARGET_OBJECTS:archive> test.cpp)\n\n"
+        "The link step of those other targets will use the object files."
+    )
+    units = [u.text for u in units_of([(0, text)])]
+    assert not any(u.startswith("add_executable") for u in units), units
+    assert "Object libraries collect object files." in units
 
 
 def test_query_results_and_nodes_carry_sentences_with_spans(fixtures_index: Index) -> None:

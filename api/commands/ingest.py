@@ -13,24 +13,9 @@ from api.commands.common import emit_json, handle_errors, json_option, settings_
 from api.service.actions import record_cli_write
 from api.service.wiring import open_stack
 from indexer.index import Index
-from indexer.progress import ProgressEvent, ProgressFn, ProgressLines
+from indexer.progress import ProgressBars, ProgressFn, ProgressLines
 from indexer.reports import IngestReport
 from indexer.store.location import has_catalog
-
-
-def _progress_bar() -> tuple[ProgressFn, Any]:
-    from tqdm import tqdm
-
-    bar = tqdm(total=0, unit="step", file=sys.stderr, leave=False, dynamic_ncols=True)
-
-    def update(ev: ProgressEvent) -> None:
-        bar.set_description(f"{ev.doc_id} {ev.stage}")
-        bar.total = ev.total
-        bar.n = ev.done
-        bar.set_postfix(calls=ev.summarizer_calls, hits=ev.cache_hits, refresh=False)
-        bar.refresh()
-
-    return update, bar
 
 
 @click.command()
@@ -84,14 +69,14 @@ def ingest(
         return
     index = open_stack(settings).index
     progress: ProgressFn = ProgressLines(sys.stderr, as_json=as_json)
-    bar = None
+    bars = None
     if not as_json and sys.stderr.isatty():
-        progress, bar = _progress_bar()
+        progress = bars = ProgressBars(sys.stderr)
     try:
         report = index.ingest_paths(list(paths), progress=progress, sync=sync, **how)
     finally:
-        if bar is not None:
-            bar.close()
+        if bars is not None:
+            bars.close()
     for d in report.documents:
         if d.status != "unchanged":
             record_cli_write(index.catalog, "document.ingest", doc_id=d.doc_id, revision=d.revision)

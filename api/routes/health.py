@@ -1,4 +1,4 @@
-"""Operations: ``/healthz`` (cheap checks of SQLite and the vector store) and ``/metrics``."""
+"""Operations: ``/healthz`` (cheap checks of the catalog and the vector store) and ``/metrics``."""
 
 from __future__ import annotations
 
@@ -19,11 +19,21 @@ from indexer.index import Index
 router = APIRouter(tags=["operate"])
 
 
+class CatalogHealth(BaseModel):
+    """The catalog database the service really uses, and that it answers."""
+
+    backend: Literal["sqlite", "postgresql"]
+    status: Literal["ok"]
+
+
 class HealthPublic(BaseModel):
     """The service is up and its stores answer."""
 
     status: Literal["ok"]
-    sqlite: Literal["ok"]
+    catalog: CatalogHealth
+    sqlite: Literal["ok"] | None = Field(
+        None, description="Deprecated, as `catalog`: present on a SQLite catalog only."
+    )
     vectors: Literal["ok"]
     vector_store: str
     documents: int
@@ -35,10 +45,11 @@ def _check(index: Index) -> dict[str, Any]:
     started = time.perf_counter()
     problems: dict[str, str] = {}
     documents = 0
+    backend = index.catalog.dialect
     try:
         documents = index.catalog.served_document_count()
     except Exception as exc:  # any failure is a finding here, not a crash
-        problems["sqlite"] = str(exc)
+        problems["catalog"] = f"{backend}: {exc}"
     try:
         index.vectors.count()
     except Exception as exc:
@@ -49,7 +60,8 @@ def _check(index: Index) -> dict[str, Any]:
         raise UnavailableError(f"unhealthy: {', '.join(sorted(problems))}", detail=problems)
     return {
         "status": "ok",
-        "sqlite": "ok",
+        "catalog": {"backend": backend, "status": "ok"},
+        **({"sqlite": "ok"} if backend == "sqlite" else {}),
         "vectors": "ok",
         "vector_store": "chroma-server" if index.settings.chroma_url else "chroma-embedded",
         "documents": documents,
@@ -62,7 +74,8 @@ def _check(index: Index) -> dict[str, Any]:
     "/healthz",
     response_model=HealthPublic,
     responses=errors(503),
-    summary="Liveness and readiness: SQLite and the vector store answer",
+    response_model_exclude_none=True,
+    summary="Liveness and readiness: the catalog and the vector store answer",
 )
 async def healthz(index: IndexDep) -> HealthPublic:
     """No key needed. 503 with the canonical error body when a store does not answer."""

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from indexer.settings import Settings
 from indexer.store.catalog import Catalog
 from indexer.store.job_queue import JobQueue
+from indexer.store.jobs import Job
 from indexer.supersession import supersede_jobs
 
 log = logging.getLogger(__name__)
@@ -79,8 +80,6 @@ class QueueConsumer:
         requeued, failed = self.expire()
         for job_id in failed:
             log.warning("job %s was interrupted (its worker stopped): marked failed", job_id)
-        for job_id in requeued:
-            log.warning("job %s lost its worker: queued again", job_id)
         for doc_id in {self.queue.get(j).doc_id for j in self.queue.queued_ids()}:
             self._supersede(doc_id)
         return {"interrupted": failed, "resumed": self.queue.queued_ids()}
@@ -88,6 +87,10 @@ class QueueConsumer:
     def expire(self) -> tuple[list[str], list[str]]:
         """Queue again or fail the jobs whose lease ran out; supersede the failed ones' peers."""
         requeued, failed = self.queue.expire(max_attempts=self.settings.job_max_attempts)
+        for job_id in requeued:
+            job = self.queue.get(job_id)
+            lost = job.progress.get("lost_worker")
+            _log_job(logging.WARNING, "lease expired, queued again", job, self.worker, lost=lost)
         for doc_id in {self.queue.get(j).doc_id for j in failed}:
             self._supersede(doc_id)
         return requeued, failed
@@ -142,11 +145,13 @@ class QueueConsumer:
                 self._wake.wait(_IDLE_POLL)
                 self._wake.clear()
                 continue
+            started = time.monotonic()
             try:
                 self._run(job_id)
             except Exception:  # a worker must survive anything one job does
                 log.exception("job %s: unexpected error in the runner", job_id)
             finally:
+                self._log_end(job_id, time.monotonic() - started)
                 with self._lock:
                     self._running.discard(job_id)
                 self._after_job()
@@ -163,7 +168,23 @@ class QueueConsumer:
             )
             if job is not None:
                 self._running.add(job.job_id)
-        return None if job is None else job.job_id
+        if job is None:
+            return None
+        event = "taken over" if job.attempts > 1 else "claimed"
+        _log_job(logging.INFO, event, job, self.worker)
+        return job.job_id
+
+    def _log_end(self, job_id: str, seconds: float) -> None:
+        try:
+            job = self.queue.get(job_id)
+        except Exception:  # the log line must not take the worker down
+            log.exception("job %s: reading its outcome failed", job_id)
+            return
+        if job.status == "done":
+            _log_job(logging.INFO, "finished", job, self.worker, seconds=seconds)
+        elif job.status == "failed":
+            code = (job.error or {}).get("code")
+            _log_job(logging.WARNING, "failed", job, self.worker, seconds=seconds, error=code)
 
     def _beat(self) -> None:
         # Until the last job has ended, stopping included: a lease must outlive its job.
@@ -177,3 +198,17 @@ class QueueConsumer:
                 continue
             for job_id in set(running) - held:
                 log.warning("job %s: lease lost (taken over by another worker)", job_id)
+
+
+def _log_job(level: int, event: str, job: Job, worker: str, **more: object) -> None:
+    """One line per job event, its fields also on the record (``record.job``) for handlers
+    that write them as data."""
+    fields: dict[str, object] = {
+        "job_id": job.job_id,
+        "doc_id": job.doc_id,
+        "worker": worker,
+        "attempt": job.attempts,
+    }
+    fields.update({k: round(v, 3) if isinstance(v, float) else v for k, v in more.items()})
+    text = " ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
+    log.log(level, "job %s: %s", event, text, extra={"job_event": event, "job": fields})

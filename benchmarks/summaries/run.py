@@ -24,7 +24,7 @@ from benchmarks.summaries.judging import (
     summary_key,
     write_packets,
 )
-from benchmarks.summaries.manuals import HELD_OUT, MANUALS, TUNING
+from benchmarks.summaries.manuals import MANUALS, SPLITS
 from benchmarks.summaries.systems import SYSTEMS, Summary, summarize
 from indexer.tokens import count_tokens
 
@@ -53,7 +53,7 @@ def score(split: str, systems: list[str]) -> dict[str, Any]:
     verdicts = load_verdicts()
     items = _summaries(_nodes(split), systems)
     table: dict[str, Any] = {}
-    for half in (TUNING, HELD_OUT):
+    for half in SPLITS:
         rows: dict[str, Any] = {}
         for system in systems:
             counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
@@ -132,7 +132,7 @@ def _pct(x: float | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("command", choices=["packets", "collect", "score"])
-    parser.add_argument("--split", default="all", choices=["all", TUNING, HELD_OUT])
+    parser.add_argument("--split", default="all", choices=["all", *SPLITS])
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     args = parser.parse_args()
     systems = [s for s in args.systems.split(",") if s]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from indexer.summarizers.sentences import sentence_spans
 from indexer.words import PREFIX, STOP, TOKEN, content, shared, stem, words
 
 __all__ = [
@@ -23,12 +24,6 @@ __all__ = [
     "words",
 ]
 
-# No sentence ends at an abbreviation ("(e.g. Makefile Generators or Ninja)").
-_BOUNDARY = re.compile(
-    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bcf\.)(?<!\bvs\.)(?<!\bviz\.)"
-    r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n"
-)
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s+")
 _CLAUSE = re.compile(
     r";\s+|,\s+(?=(?:and|but|while|whereas|so|yet|though|although|which|because)\b)|\s+but\s+"
     r"|\s+and\s+(?=(?:[\w-]+\s+){1,3}(?:is|are|was|were|can|will|does|do|has|have)\b)"
@@ -45,21 +40,13 @@ class Span:
 
 
 def sentences(text: str) -> list[Span]:
-    """The sentences of ``text`` with their offsets (list markers are not part of a sentence)."""
+    """The sentences of ``text`` with their offsets, by the one sentence splitter the summaries
+    are quoted with; a line break ends a sentence too (a summary's lines, a list's entries)."""
     out: list[Span] = []
     pos = 0
-    for match in [*_BOUNDARY.finditer(text), None]:
-        end = match.start() if match else len(text)
-        raw = text[pos:end]
-        mark = _LIST_MARK.match(raw)
-        lead = mark.end() if mark else 0
-        body = raw[lead:]
-        stripped = body.strip()
-        if stripped:
-            start = pos + lead + (len(body) - len(body.lstrip()))
-            out.append(Span(stripped, start, start + len(stripped)))
-        if match:
-            pos = match.end()
+    for line in text.split("\n"):
+        out += [Span(p.text, p.start, p.end) for p in sentence_spans(line, pos)]
+        pos += len(line) + 1
     return out
 
 

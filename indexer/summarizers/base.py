@@ -65,6 +65,9 @@ class SummaryRequest:
         passage_starts: Where each own passage starts, relative to the node's start; None when
             the passages are not text of a document (a change summary's lines): spans are then
             relative to the passages joined by blank lines.
+        passage_joins: Per own passage, the document's whitespace between it and the one before
+            when they are one text cut by the chunker ("" when they overlap, None when apart or
+            unknown): such passages are read as one run.
         heading: The span of the node's own heading, relative to its start.
         anchors: What spans may point into (``indexer.sourced``): the summary is cached with
             its spans anchored to these.
@@ -79,6 +82,7 @@ class SummaryRequest:
     passages: list[str] = field(default_factory=list)
     children: list[ChildSummary] = field(default_factory=list)
     passage_starts: list[int] | None = None
+    passage_joins: list[str | None] | None = None
     heading: tuple[int, int] | None = None
     anchors: list[Anchor] = field(default_factory=list)
     below: list[tuple[int, str]] = field(default_factory=list)
@@ -93,14 +97,18 @@ class SummaryRequest:
                 out.append((pos, p))
                 pos += len(p) + 2
             return out
+        joins = self.passage_joins or [None] * len(starts)
         runs: list[tuple[int, str]] = []
-        for start, text in sorted(zip(starts, self.passages, strict=True)):
+        for start, text, join in sorted(zip(starts, self.passages, joins, strict=True)):
             if runs:
                 run_start, run_text = runs[-1]
                 run_end = run_start + len(run_text)
                 if start <= run_end:
                     tail = text[run_end - start :]
                     runs[-1] = (run_start, run_text + tail)
+                    continue
+                if join is not None and start == run_end + len(join):
+                    runs[-1] = (run_start, run_text + join + text)
                     continue
             runs.append((start, text))
         return runs

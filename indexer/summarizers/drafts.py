@@ -122,6 +122,8 @@ def render(draft: Draft) -> str:
         return text + ("" if text.endswith(".") else ".")
     elif draft.items:
         items = [" ".join(strip_markup(p.text).rstrip(".;,").split()) for p in draft.items]
+        if text.endswith("."):
+            text = text[:-1] + ":"  # a sentence that leads a list without a colon
         text = f"{text} {'; '.join(items)}"
     if draft.more and draft.table is None and not draft.code:
         text = f"{text.rstrip('.')}; " + MORE_ITEMS.format(n=draft.more)

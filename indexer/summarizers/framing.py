@@ -22,7 +22,8 @@ MORE_LINES = "and {n} more lines"
 _FRAME = re.compile(
     r"^It (?:also )?covers\b|(?<=: )covers\b|, not summarized\.$|"
     r"no sentence of it stands alone to be quoted; see the source\.?$|"
-    r";?\s*and (?:\d+ more(?: lines)?|further rows)\.?$"
+    # "… and 4 more." also where a part's sentence goes on after the list it ends
+    r";?\s*and (?:\d+ more(?: lines)?|further rows)(?:\.(?=\s)|\.?$)"
 )
 
 

@@ -81,14 +81,22 @@ class Piece:
     end: int
 
 
-def _continues(piece: str) -> bool:
-    """Whether a sentence end found after ``piece`` is not one (open bracket, abbreviation)."""
+# Abbreviations that close a list ("malloc/new et al.", "files, links etc.") often end the
+# sentence too: they do when a capitalized word follows.
+_CLOSING = frozenset(["etc", "al"])
+
+
+def _continues(piece: str, after: str) -> bool:
+    """Whether a sentence end found after ``piece`` is not one (open bracket, abbreviation);
+    ``after`` is the character that follows the break."""
     if len(piece) > _MAX_SENTENCE:
         return False
     if piece.count("(") > piece.count(")") or piece.count("[") > piece.count("]"):
         return True
     m = _LAST_WORD.search(piece)
-    return bool(m and m.group(1).lower() in _ABBREVIATIONS)
+    if m is None or m.group(1).lower() not in _ABBREVIATIONS:
+        return False
+    return not (m.group(1).lower() in _CLOSING and after.isupper())
 
 
 def sentence_spans(text: str, offset: int = 0) -> list[Piece]:
@@ -107,7 +115,7 @@ def sentence_spans(text: str, offset: int = 0) -> list[Piece]:
     for m in _SPLIT.finditer(text):
         end = m.start() + len(m.group(1) or "")
         # group 1 is set only for a sentence end; paragraph and list breaks always split
-        if m.group(1) is not None and _continues(text[start:end]):
+        if m.group(1) is not None and _continues(text[start:end], text[m.end() : m.end() + 1]):
             continue
         add(end)
         start = m.end()

@@ -156,7 +156,11 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
         reading.labelled = True
     elif following == "table" and is_caption(block):
         reading.caption = term_piece(block)
-    elif following == "paragraph" and (found := term_of(block, blocks[i + 1])) is not None:
+    elif (
+        following == "paragraph"
+        and not _remarks_on(block, blocks[i + 1])
+        and (found := term_of(block, blocks[i + 1])) is not None
+    ):
         # A short line over a paragraph: a defined term (a definition list) or the synopsis
         # of a command or function, whose paragraph describes it and names it nowhere.
         reading.term, reading.command = nested(found, reading.command)
@@ -182,6 +186,15 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
         reading.owned = bool(reading.term)
         reading.term, reading.opening, reading.labelled = (), False, False
     return i + 1
+
+
+def _remarks_on(code: Block, below: Block) -> bool:
+    """Whether the paragraph under a piece of code goes on about an example ("The link step of
+    those other targets …") rather than describing an entry the code names."""
+    if code.kind != "code":
+        return False
+    first = sentence_spans(below.text)
+    return bool(first) and leans_back(first[0].text)
 
 
 def _unled_list(
@@ -228,6 +241,18 @@ def _paragraph(
             if taken is not None:
                 out.append(taken[0])
                 i = taken[1]
+            chain = []
+        elif j == len(pieces) - 1 and i + 1 < len(blocks) and blocks[i + 1].kind == "item":
+            # A list right after a paragraph lists what its last sentence speaks of, colon or
+            # not: its items go with that sentence, never alone (a few picked items would read
+            # as the whole list).
+            taken = _lead_in(blocks, i + 1, chain, labelled, term)
+            if taken is not None:
+                out.append(taken[0])
+                i = taken[1]
+            else:
+                _emit(out, chain, labelled, term)
+                i = _list_after(blocks, i + 1)[1] - 1
             chain = []
         elif points_forward(text):
             chain.pop()  # it points at what follows, which a summary does not hold

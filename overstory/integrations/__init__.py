@@ -5,7 +5,8 @@
 - ``overstory.integrations.langchain.OverstoryRetriever`` (``pip install
   'overstory[langchain]'``): a LangChain ``BaseRetriever`` returning ``Document``.
 
-Both keep every result's label and provenance in its metadata (:mod:`.results`). The framework
+Both keep every result's label and provenance in its metadata (:mod:`.results`), and both
+await without blocking the event loop (``aretrieve``, ``ainvoke``; :mod:`.source`). The framework
 is imported only by its own module, so importing this package needs neither.
 """
 

@@ -5,20 +5,27 @@ Each result is a ``Document`` whose ``page_content`` is the passage or summary t
 heading path, pages, covers, revision, …); ``id`` is the node id. ``invoke(q, k=2)`` asks for
 two results. With ``mode="context"`` the documents are the pieces of the budgeted context of
 ``POST /v1/context`` (``budget`` tokens), in its order, with
-:func:`overstory.integrations.results.context_metadata`.
+:func:`overstory.integrations.results.context_metadata`. ``ainvoke`` waits without blocking the
+event loop (see :mod:`.source`); it takes ``k`` and ``budget`` as ``invoke`` does.
 
 Needs ``langchain-core`` (``pip install 'overstory[langchain]'``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from overstory.integrations.results import context_metadata, metadata_of
 from overstory.integrations.source import ContextOptions
 
+if TYPE_CHECKING:
+    from api.routes.context import ContextResponse
+
 try:
-    from langchain_core.callbacks import CallbackManagerForRetrieverRun
+    from langchain_core.callbacks import (
+        AsyncCallbackManagerForRetrieverRun,
+        CallbackManagerForRetrieverRun,
+    )
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
     from pydantic import ConfigDict
@@ -56,21 +63,45 @@ class OverstoryRetriever(BaseRetriever):
         budget: int | None = None,
     ) -> list[Document]:
         if self.mode == "context":
-            return self._context(query, budget or self.budget)
-        result = self.source.query(
-            query,
-            k=k if k is not None else self.k,
-            kinds=self.kinds,
-            documents=self.documents,
-            expand=self.expand,
+            return self._pieces(self.source.context(query, self._options(budget)))
+        return self._documents(self.source.query(query, **self._query_options(k)))
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        budget: int | None = None,
+    ) -> list[Document]:
+        if self.mode == "context":
+            return self._pieces(await self.source.acontext(query, self._options(budget)))
+        return self._documents(await self.source.aquery(query, **self._query_options(k)))
+
+    def _query_options(self, k: int | None) -> dict[str, Any]:
+        return {
+            "k": k if k is not None else self.k,
+            "kinds": self.kinds,
+            "documents": self.documents,
+            "expand": self.expand,
+        }
+
+    def _options(self, budget: int | None) -> ContextOptions:
+        docs = tuple(self.documents) if self.documents is not None else None
+        return ContextOptions(
+            budget=budget or self.budget, tokenizer=self.tokenizer, documents=docs
         )
+
+    @staticmethod
+    def _documents(result: dict[str, Any]) -> list[Document]:
         return [
             Document(id=r["node_id"], page_content=r["text"], metadata=metadata_of(r))
             for r in result["results"]
         ]
 
-    def _context(self, query: str, budget: int) -> list[Document]:
-        docs = tuple(self.documents) if self.documents is not None else None
-        options = ContextOptions(budget=budget, tokenizer=self.tokenizer, documents=docs)
-        context = self.source.context(query, options)
-        return [Document(page_content=p.text, metadata=context_metadata(p)) for p in context.pieces]
+    @staticmethod
+    def _pieces(context: ContextResponse) -> list[Document]:
+        return [
+            Document(id="+".join(p.node_ids), page_content=p.text, metadata=context_metadata(p))
+            for p in context.pieces
+        ]

@@ -2,14 +2,17 @@
 
 Each result of ``POST /v1/query`` becomes a text (the passage, or the summary) and this
 metadata: ``kind`` (``passage`` or ``summary``), ``label`` (``quote`` or ``summary of 5
-Maintenance, pp. 37–58``), ``level``, ``heading_path``, ``pages``, ``covers`` (what a summary
+Maintenance, pp. 37–58``), ``level``, ``heading_path`` (the headings joined by `` › ``),
+``pages`` (``p. 3`` or ``pp. 3–5``; None for formats without pages), ``covers`` (what a summary
 covers), ``revision``, ``doc_id``, ``source``, ``node_id``, the character span, the summarizer,
 the review state and a summary's ``sentences`` (each with the source spans it rests on); with
-``expand``, a summary's best passages under ``support``.
+``expand``, a summary's best passages under ``support``. What a prompt shows (:data:`PROMPT_KEYS`)
+is plain text, never a Python list or ``None``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,9 +41,22 @@ METADATA_KEYS = (
 PROMPT_KEYS = ("label", "source", "heading_path", "pages")
 
 
+PATH_SEPARATOR = " › "
+
+
+def pages_text(pages: Sequence[int] | None) -> str | None:
+    """``p. 3`` or ``pp. 3–5`` of a ``[first, last]`` pair; None without pages."""
+    if not pages:
+        return None
+    first, last = pages
+    return f"p. {first}" if first == last else f"pp. {first}–{last}"
+
+
 def metadata_of(result: dict[str, Any]) -> dict[str, Any]:
     """The metadata of one result (``support`` only when the result has it)."""
     out = {key: result.get(key) for key in METADATA_KEYS if key != "support"}
+    out["heading_path"] = PATH_SEPARATOR.join(result.get("heading_path") or [])
+    out["pages"] = pages_text(result.get("pages"))
     if result.get("support"):
         out["support"] = [{**metadata_of(s), "text": s.get("text", "")} for s in result["support"]]
     return out
@@ -48,12 +64,11 @@ def metadata_of(result: dict[str, Any]) -> dict[str, Any]:
 
 def citation(metadata: dict[str, Any]) -> str:
     """A one-line reference: ``quote — pump.md › 5 Maintenance › 5.3 Seals, pp. 41–42``."""
-    path = " › ".join(metadata.get("heading_path") or [])
-    where = " › ".join(p for p in (metadata.get("source"), path) if p)
+    parts = (metadata.get("source"), metadata.get("heading_path"))
+    where = PATH_SEPARATOR.join(p for p in parts if p)
     pages = metadata.get("pages")
     if pages and metadata.get("kind") == "passage":
-        first, last = pages
-        where += f", p. {first}" if first == last else f", pp. {first}–{last}"
+        where += f", {pages}"
     return f"{metadata.get('label')} — {where}"
 
 
@@ -79,13 +94,13 @@ def context_metadata(piece: ContextPiecePublic) -> dict[str, object]:
     return {
         "citation": piece.citation,
         "label": piece.label,
-        "where": " › ".join([piece.source, *piece.heading_path]),
+        "where": PATH_SEPARATOR.join([piece.source, *piece.heading_path]),
         "kind": piece.kind,
         "doc_id": piece.doc_id,
         "source": piece.source,
         "revision": piece.revision,
-        "heading_path": list(piece.heading_path),
-        "pages": list(piece.pages) if piece.pages else None,
+        "heading_path": PATH_SEPARATOR.join(piece.heading_path),
+        "pages": pages_text(piece.pages),
         "node_ids": list(piece.node_ids),
         "ranges": [[r.char_start, r.char_end] for r in piece.ranges],
         "tokens": piece.tokens,

@@ -4,10 +4,15 @@ Both answer :meth:`QuerySource.query` with the JSON of ``POST /v1/query`` and
 :meth:`QuerySource.context` with the budgeted context of ``POST /v1/context``; an error comes back
 as the library's own :class:`~indexer.errors.OverstoryError` subclass (over HTTP, the one
 named by the canonical error body's ``code``), with its message.
+
+Each has an awaitable twin (``aquery``, ``acontext``) that leaves the event loop free while it
+waits: the HTTP source sends through an ``httpx.AsyncClient``, the local source runs the
+retriever in a worker thread (``asyncio.to_thread``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +64,22 @@ class QuerySource(Protocol):
         """The budgeted context of one question."""
         ...
 
+    async def aquery(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        kinds: Sequence[str] | None = None,
+        documents: Sequence[str] | None = None,
+        expand: bool = False,
+    ) -> dict[str, Any]:
+        """:meth:`query` without blocking the event loop."""
+        ...
+
+    async def acontext(self, query: str, options: ContextOptions) -> ContextResponse:
+        """:meth:`context` without blocking the event loop."""
+        ...
+
 
 def _body(
     query: str,
@@ -78,7 +99,11 @@ def _body(
 
 
 class HttpSource:
-    """The Overstory HTTP API at ``base_url`` with an API key (role reader or above)."""
+    """The Overstory HTTP API at ``base_url`` with an API key (role reader or above).
+
+    ``client`` and ``async_client`` replace the clients it would make (e.g. with a transport of
+    one's own); the asynchronous one is made on first use, one per event loop.
+    """
 
     def __init__(
         self,
@@ -87,10 +112,15 @@ class HttpSource:
         api_key: str | None = None,
         timeout: float = 30.0,
         client: httpx.Client | None = None,
+        async_client: httpx.AsyncClient | None = None,
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.base_url = base_url
+        self.timeout = timeout
         self.client = client or httpx.Client(base_url=base_url, timeout=timeout)
         self.headers = headers
+        self._given_async = async_client
+        self._async: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
 
     def query(
         self,
@@ -107,16 +137,29 @@ class HttpSource:
             OverstoryError: The service's error, by its code (401 AuthError, 422
                 InvalidRequestError, …); UnavailableError when it cannot be reached.
         """
+        body = _body(query, k, kinds, documents, expand)
         try:
-            response = self.client.post(
-                "/v1/query", json=_body(query, k, kinds, documents, expand), headers=self.headers
-            )
+            response = self.client.post("/v1/query", json=body, headers=self.headers)
         except httpx.HTTPError as exc:
-            raise UnavailableError(f"cannot reach the Overstory service: {exc}") from exc
-        if response.status_code != 200:
-            raise _error(response)
-        result: dict[str, Any] = response.json()
-        return result
+            raise _unreachable(exc) from exc
+        return _query_result(response)
+
+    async def aquery(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        kinds: Sequence[str] | None = None,
+        documents: Sequence[str] | None = None,
+        expand: bool = False,
+    ) -> dict[str, Any]:
+        """``POST /v1/query`` through the asynchronous client (errors as :meth:`query`)."""
+        body = _body(query, k, kinds, documents, expand)
+        try:
+            response = await self._async_client().post("/v1/query", json=body, headers=self.headers)
+        except httpx.HTTPError as exc:
+            raise _unreachable(exc) from exc
+        return _query_result(response)
 
     def context(self, query: str, options: ContextOptions) -> ContextResponse:
         """``POST /v1/context``.
@@ -125,21 +168,62 @@ class HttpSource:
             OverstoryError: The service's error, by its code; UnavailableError when it cannot
                 be reached.
         """
-        from api.routes.context import ContextResponse
-
         try:
             response = self.client.post(
                 "/v1/context", json=options.body(query), headers=self.headers
             )
         except httpx.HTTPError as exc:
-            raise UnavailableError(f"cannot reach the Overstory service: {exc}") from exc
-        if response.status_code != 200:
-            raise _error(response)
-        return ContextResponse.model_validate(response.json())
+            raise _unreachable(exc) from exc
+        return _context_result(response)
+
+    async def acontext(self, query: str, options: ContextOptions) -> ContextResponse:
+        """``POST /v1/context`` through the asynchronous client (errors as :meth:`context`)."""
+        try:
+            response = await self._async_client().post(
+                "/v1/context", json=options.body(query), headers=self.headers
+            )
+        except httpx.HTTPError as exc:
+            raise _unreachable(exc) from exc
+        return _context_result(response)
+
+    def _async_client(self) -> httpx.AsyncClient:
+        if self._given_async is not None:
+            return self._given_async
+        # an AsyncClient's connections belong to the loop that opened them
+        loop = asyncio.get_running_loop()
+        if loop not in self._async:
+            self._async = {k: v for k, v in self._async.items() if not k.is_closed()}
+            self._async[loop] = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout)
+        return self._async[loop]
 
     def close(self) -> None:
         """Close the HTTP client."""
         self.client.close()
+
+    async def aclose(self) -> None:
+        """Close the asynchronous client of the running loop (:meth:`close` closes the other)."""
+        mine = self._async.pop(asyncio.get_running_loop(), None)
+        if mine is not None:
+            await mine.aclose()
+
+
+def _unreachable(exc: httpx.HTTPError) -> UnavailableError:
+    return UnavailableError(f"cannot reach the Overstory service: {exc}")
+
+
+def _query_result(response: httpx.Response) -> dict[str, Any]:
+    if response.status_code != 200:
+        raise _error(response)
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def _context_result(response: httpx.Response) -> ContextResponse:
+    from api.routes.context import ContextResponse
+
+    if response.status_code != 200:
+        raise _error(response)
+    return ContextResponse.model_validate(response.json())
 
 
 def _error_classes(cls: type[OverstoryError]) -> dict[str, type[OverstoryError]]:
@@ -209,3 +293,21 @@ class LocalSource:
         model = ContextRequest.with_limits(self.retriever.limits)
         request = validated(model, options.body(query))
         return ContextResponse.of(build_context(self.retriever, request))
+
+    async def aquery(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        kinds: Sequence[str] | None = None,
+        documents: Sequence[str] | None = None,
+        expand: bool = False,
+    ) -> dict[str, Any]:
+        """:meth:`query` in a worker thread, so the event loop runs on while it ranks."""
+        return await asyncio.to_thread(
+            self.query, query, k=k, kinds=kinds, documents=documents, expand=expand
+        )
+
+    async def acontext(self, query: str, options: ContextOptions) -> ContextResponse:
+        """:meth:`context` in a worker thread."""
+        return await asyncio.to_thread(self.context, query, options)
