@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -40,28 +40,3 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 AUTH_ERRORS = errors(401, 403, 422)
-
-
-class SourceSpanPublic(BaseModel):
-    """A range of the source a summary sentence rests on."""
-
-    char_start: int = Field(description="Start in the revision's extracted text.")
-    char_end: int = Field(description="End (exclusive) in the revision's extracted text.")
-    pages: list[int] | None = Field(description="First and last page; null without pages.")
-
-
-class SentencePublic(BaseModel):
-    """One sentence of a summary and the source spans it rests on."""
-
-    text: str
-    spans: list[SourceSpanPublic] = Field(description="Where in the source it comes from.")
-    kind: Literal["lead", "fact", "statement", "part", "outline"] = Field(
-        description="`lead`: what the node is about; `fact`: a value, default, limit or rule; "
-        "`statement`: another sentence of the source; `part`: one part of the node by its "
-        "heading and lead; `outline`: parts named by their headings."
-    )
-    verified: bool = Field(
-        description="False where the sentence's cited spans were not found to support it "
-        "(a language model's citation that failed the check, a correction not found in the "
-        "source)."
-    )

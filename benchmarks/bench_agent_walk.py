@@ -39,7 +39,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel
 
+from api.mcp.server import tool_result
 from api.service.outline import one_line
 from benchmarks.common import FIXTURES, timed
 
@@ -101,12 +103,12 @@ class Agent:
         """outline → choose by the outline's summaries → read_node with its passages."""
         out = Walk()
         if documents is None:
-            listed = self.tools.list_documents()
+            listed = _seen(self.tools.list_documents())
             out.calls += 1
             documents = [d["doc_id"] for d in listed["documents"]]
         entries: list[dict[str, Any]] = []
         for doc_id in documents:
-            entries.extend(_flatten(self.tools.outline(doc_id, depth=plan.depth)["outline"]))
+            entries.extend(_flatten(_seen(self.tools.outline(doc_id, depth=plan.depth))["outline"]))
             out.calls += 1
         order = self.rank(question, [_entry_text(e) for e in entries])
         passages: list[dict[str, Any]] = []
@@ -123,11 +125,13 @@ class Agent:
 
     def read(self, node_id: str, *, all_pages: bool) -> tuple[dict[str, Any], int]:
         """``read_node`` with one page of passages, or every page; the detail and the calls."""
-        detail = self.tools.read_node(node_id, passages_limit=PAGE)
+        detail = _seen(self.tools.read_node(node_id, passages_limit=PAGE))
         calls = 1
         while all_pages and len(detail["passages"]) < detail["passages_total"]:
-            more = self.tools.read_node(
-                node_id, passages_limit=PAGE, passages_offset=len(detail["passages"])
+            more = _seen(
+                self.tools.read_node(
+                    node_id, passages_limit=PAGE, passages_offset=len(detail["passages"])
+                )
             )
             calls += 1
             if not more["passages"]:
@@ -141,6 +145,11 @@ class Agent:
         options = [detail["node"], *(c for c in detail["children"] if c["level"] != "passage")]
         texts = [_entry_text({**o, "summary": o.get("summary")}) for o in options]
         return str(options[self.rank(question, texts)[0]]["node_id"])
+
+
+def _seen(answer: BaseModel) -> dict[str, Any]:
+    """What an MCP client reads of a tool's answer: its structured content."""
+    return tool_result(answer).structured_content or {}
 
 
 def _flatten(node: dict[str, Any]) -> list[dict[str, Any]]:
@@ -197,7 +206,7 @@ def _run(
             seconds[name] += took
             rows[name].append(_walk_row(q, gold[q.id], walk))
         found, took = timed(
-            lambda q=q: agent.tools.search(q.question, k=SEARCH_K, documents=q.documents)
+            lambda q=q: _seen(agent.tools.search(q.question, k=SEARCH_K, documents=q.documents))
         )
         seconds["search"] += took
         rows["search"].append(_search_row(q, gold[q.id], found))

@@ -45,7 +45,7 @@ from indexer.settings import Settings
 from retriever.retriever import Retriever
 index = Index(Settings(store=Path(sys.argv[1])))
 retriever = Retriever(index)
-out = retriever.query(retriever.request("tighten the bolt of procedure 3.2", k=5))
+out = retriever.query(retriever.request("tighten the bolt of procedure 3.2", k=5)).to_json()
 check = index.check()
 served = index.catalog.document(sys.argv[2])
 complete = index.catalog.completed_revisions()

@@ -82,6 +82,12 @@ def _ingest() -> Result:
     return bench_ingest.main()
 
 
+def _mcp_size() -> Result:
+    from benchmarks import bench_mcp_size
+
+    return bench_mcp_size.main()
+
+
 def _mix() -> Result:
     from benchmarks import bench_mix
 
@@ -160,6 +166,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "html_extractors": _html_extractors,
     "http_load": _http_load,
     "ingest": _ingest,
+    "mcp_size": _mcp_size,
     "mix": _mix,
     "replicas": _replicas,
     "pdf_readers": _pdf_readers,

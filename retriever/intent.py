@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
 
 import numpy as np
 
 from indexer.errors import ConfigError
 from indexer.store.records import NodeRecord
+from retriever.answers import IntentReading
 from retriever.intent_cues import CUE_NAMES, cue_features
 
 INTENTS: tuple[str, ...] = ("passage", "section", "document")
@@ -50,14 +50,14 @@ class Intent:
         """The scores in :data:`INTENTS` order."""
         return np.array([self.scores[i] for i in INTENTS], dtype=np.float64)
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"label", "score", "scores", "source"}`` as the query response shows it."""
-        return {
-            "label": self.label,
-            "score": round(self.score, 4),
-            "scores": {k: round(v, 4) for k, v in self.scores.items()},
-            "source": self.source,
-        }
+    def reading(self) -> IntentReading:
+        """The ``intent`` of a query answer: the reading, rounded for the response."""
+        return IntentReading(
+            label=self.label,  # type: ignore[arg-type]  # one of INTENTS
+            score=round(self.score, 4),
+            scores={k: round(v, 4) for k, v in self.scores.items()},
+            source=self.source,  # type: ignore[arg-type]
+        )
 
 
 def level_of(node: NodeRecord) -> str:

@@ -17,12 +17,12 @@ from indexer.embedding import Embedder, encoder_identity, make_embedder
 from indexer.encoders import require_encoder
 from indexer.errors import NotFoundError
 from indexer.index import Index
-from indexer.reviews import correction_sentences, review_states_by_id
 from indexer.settings import Settings
 from indexer.validation import validated
+from retriever.answers import Hit, QueryAnswer
 from retriever.candidates import Candidate, FusionWeights
+from retriever.changes import Routing, route
 from retriever.changes import answer as answer_change
-from retriever.changes import route
 from retriever.dense import DenseSearcher
 from retriever.follower import PublishFollower
 from retriever.heads import Prepared, named_summaries, summaries_above
@@ -35,7 +35,7 @@ from retriever.record_cache import RecordCache
 from retriever.request import QueryLimits, QueryRequest
 from retriever.rerankers import make_reranker
 from retriever.rerankers.base import Reranker, RerankInput
-from retriever.results import result_json
+from retriever.results import hit, hits_of, reviewed
 from retriever.skeleton import Skeletons
 from retriever.snapshot import NodeRecord, Snapshot, SnapshotSource
 
@@ -181,11 +181,13 @@ class Retriever:
         """
         return validated(self.request_model, {"query": query, **options})
 
-    def query(self, request: QueryRequest, *, pipeline: Pipeline | None = None) -> dict[str, Any]:
-        """Run a query; the JSON of ``POST /v1/query`` and ``overstory query --json``.
+    def query(self, request: QueryRequest, *, pipeline: Pipeline | None = None) -> QueryAnswer:
+        """Run a query; the answer of ``POST /v1/query`` and ``overstory query --json``.
 
-        A question about change (``retriever.changes.route``) is answered by comparing
-        revisions (``kind: "comparison"``) instead; ``request.route`` forces either.
+        The steps, in order: the route (a question about change is answered by comparing
+        revisions, ``kind: "comparison"``; ``request.route`` forces either), the snapshot of
+        served revisions, the query vector, the ranking (candidates, how the query is read,
+        the mix), the hits of the top ``k``, and their audit state.
 
         Raises:
             NotFoundError: A document in ``request.documents`` is not indexed.
@@ -194,62 +196,43 @@ class Retriever:
         """
         routing = route(request.query, forced=request.route)
         if routing.route == "comparison":
-            summarizer = self.index.summarizer if request.change_summary else None
-            return answer_change(
-                self.catalog,
-                request.query,
-                routing=routing,
-                documents=request.documents,
-                summarizer=summarizer,
-            )
+            return self._compare(request, routing)
         snapshot = self.snapshots.take()
         _check_documents(request, snapshot)
         vector = self.encode(request.query)
         ranking = self.rank(request, vector, snapshot, pipeline=pipeline or self.pipeline)
         top = ranking.candidates[: request.k]
-        texts = self.catalog.nodes.texts_of([c.node for c in top])
-        sentences = self.catalog.nodes.sentences_of(c.node_id for c in top if not c.node.is_passage)
-        results = []
-        for rank, cand in enumerate(top, start=1):
-            text, writer = texts.get(cand.node_id, ("", None))
-            item = result_json(
-                cand.node,
-                snapshot.by_build[cand.node.build_id],
-                rank=rank,
-                score=cand.score,
-                text=text,
-                summarizer=writer,
-                sentences=[s.to_json() for s in sentences.get(cand.node_id, [])],
-            )
-            if request.expand and not cand.node.is_passage:
-                item["support"] = self._support(cand.node, vector, snapshot)
-            results.append(item)
-        self._apply_reviews(results)
-        out: dict[str, Any] = {"query": request.query, "kind": "retrieval"}
-        out["route"] = routing.to_json()
+        hits = hits_of(self.catalog, top, snapshot)
+        if request.expand:
+            hits = [
+                self._expanded(h, c.node, vector, snapshot) for h, c in zip(hits, top, strict=True)
+            ]
+        answer = QueryAnswer(
+            query=request.query,
+            kind="retrieval",
+            route=routing.reading(),
+            results=reviewed(self.catalog, hits),
+        )
         if ranking.intent is not None:
-            out["intent"] = ranking.intent.to_json()
-        out["results"] = results
+            answer = answer.model_copy(update={"intent": ranking.intent.reading()})
         settle()  # the first answer loaded what the process keeps: out of the collector's walk
-        return out
+        return answer
 
-    def _apply_reviews(self, results: list[dict[str, Any]]) -> None:
-        """Summary results carry their audit status; a corrected one serves the expert's text."""
-        ids = [r["node_id"] for r in results if r["kind"] == "summary"]
-        if not ids:
-            return
-        states = review_states_by_id(self.catalog, ids)
-        for item in results:
-            if item["kind"] != "summary":
-                continue
-            state = states.get(item["node_id"])
-            item["review"] = state.status if state is not None else "pending"
-            if state is not None and state.correction is not None:
-                item["text"] = state.correction
-                row = self.catalog.node(item["node_id"])
-                if row is not None:
-                    found = correction_sentences(self.catalog, row, state.correction)
-                    item["sentences"] = [s.to_json() for s in found]
+    def _compare(self, request: QueryRequest, routing: Routing) -> QueryAnswer:
+        summarizer = self.index.summarizer if request.change_summary else None
+        return answer_change(
+            self.catalog,
+            request.query,
+            routing=routing,
+            documents=request.documents,
+            summarizer=summarizer,
+        )
+
+    def _expanded(self, item: Hit, node: NodeRecord, vector: np.ndarray, snapshot: Snapshot) -> Hit:
+        """A summary hit with its best supporting passages (``expand``)."""
+        if node.is_passage:
+            return item
+        return item.model_copy(update={"support": self._support(node, vector, snapshot)})
 
     def rank(
         self,
@@ -389,15 +372,13 @@ class Retriever:
             out[c.node_id] = float(v @ vector) if v is not None else 0.0
         return {k: float(v) for k, v in out.items() if v is not None}
 
-    def _support(
-        self, node: NodeRecord, vector: np.ndarray, snapshot: Snapshot
-    ) -> list[dict[str, Any]]:
+    def _support(self, node: NodeRecord, vector: np.ndarray, snapshot: Snapshot) -> list[Hit]:
         """The passages below a summary that best match the query (so that a chatbot can quote)."""
         scored = self.closest_below(node, vector)[:SUPPORT_PASSAGES]
         texts = self.catalog.nodes.texts_of([p for p, _ in scored])
         doc = snapshot.by_build[node.build_id]
         return [
-            result_json(
+            hit(
                 p,
                 doc,
                 rank=None,

@@ -20,8 +20,8 @@ def test_the_walk_reads_the_outline_then_the_node_it_chooses(fast_settings: Sett
         question = "Replace the mechanical seal with kit PX-2010-A"
         walk = agent.walk(question, ["pump.md"], PLANS["section"])
         assert walk.calls == 2  # one outline, one read_node
-        seal = tools.search(question, k=1, kinds=["passage"])["results"][0]
-        assert walk.chosen and walk.answer[0] == seal["node_id"]
+        seal = tools.search(question, k=1, kinds=["passage"]).results[0]
+        assert walk.chosen and walk.answer[0] == seal.node_id
         assert set(walk.answer) <= set(walk.read)
         everywhere = agent.walk(question, None, PLANS["section_top3"])
         assert everywhere.calls == 1 + 2 + 3  # list_documents, two outlines, three reads

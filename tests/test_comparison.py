@@ -210,7 +210,7 @@ def test_quotes_of_a_pdf_carry_their_pages_in_both_revisions(tmp_path: Path) -> 
     retriever = Retriever(index)
     out = retriever.query(
         retriever.request("Is the impeller torque different in the new revision?")
-    )
+    ).to_json()
     [change] = out["comparisons"][0]["changes"]
     assert change["heading_path"][-1] == "5.6 Reassembly and tightening torques"
     assert change["pages"] and change["old_pages"]
@@ -224,7 +224,9 @@ def test_a_change_summary_is_written_for_a_caller_inside_an_event_loop(svc: Serv
     retriever = svc.app.state.retriever
 
     async def ask_inside_a_loop() -> dict[str, Any]:
-        out: dict[str, Any] = retriever.query(retriever.request("What changed in section 4.3?"))
+        out: dict[str, Any] = retriever.query(
+            retriever.request("What changed in section 4.3?")
+        ).to_json()
         return out
 
     summary = asyncio.run(ask_inside_a_loop())["comparisons"][0]["change_summary"]

@@ -94,7 +94,7 @@ def test_query_results_serve_the_correction_and_its_status(
     retriever = Retriever(fast_index)
     found = retriever.query(
         QueryRequest(query="open the valve line pressure", k=10, kinds=frozenset({"summary"}))
-    )["results"]
+    ).to_json()["results"]
     assert found and all(r["kind"] == "summary" for r in found)
     by_path = {tuple(r["heading_path"][1:]): r for r in found}
     hit = by_path[("1 Operation", "1.1 Opening")]

@@ -147,17 +147,21 @@ def test_a_summary_repeating_its_only_passage_is_not_indexed(
     tree = fast_index.tree("short.md")
     alpha = next(n for n in walk(tree) if n.get("title") == "Alpha")
     assert alpha["summary"]  # kept for browsing and audit
-    found = Retriever(fast_index).query(QueryRequest(query="which valve opens at two bar", k=10))[
-        "results"
-    ]
+    found = (
+        Retriever(fast_index)
+        .query(QueryRequest(query="which valve opens at two bar", k=10))
+        .to_json()["results"]
+    )
     assert any(r["kind"] == "passage" and "alpha valve opens" in r["text"] for r in found)
     assert alpha["node_id"] not in {r["node_id"] for r in found}
     # a summary of several passages is indexed as before
     beta = next(n for n in walk(tree) if n.get("title") == "Beta")
     assert beta["summary"] and len([c for c in beta["children"]]) > 1
-    summaries = Retriever(fast_index).query(
-        QueryRequest(query="beta valve spring", k=10, kinds=frozenset({"summary"}))
-    )["results"]
+    summaries = (
+        Retriever(fast_index)
+        .query(QueryRequest(query="beta valve spring", k=10, kinds=frozenset({"summary"})))
+        .to_json()["results"]
+    )
     assert beta["node_id"] in {r["node_id"] for r in summaries}
 
 

@@ -58,8 +58,15 @@ def _chapter_id(svc: Service) -> str:
 def calls(chapter: str) -> dict[str, tuple[str, dict[str, Any]]]:
     """One call of every tool (name → tool, arguments)."""
     return {
-        "search": ("search", {"query": "seal working length", "k": 4, "expand": True}),
-        "search_passages": ("search", {"query": "E-17", "kinds": ["passage"], "k": 2}),
+        "search": (
+            "search",
+            {"query": "seal working length", "k": 4, "expand": True, "detail": True},
+        ),
+        "search_passages": (
+            "search",
+            {"query": "E-17", "kinds": ["passage"], "k": 2, "detail": True},
+        ),
+        "search_compact": ("search", {"query": "seal working length", "k": 4, "expand": True}),
         "read_node": ("read_node", {"node_id": chapter, "passages_limit": 2}),
         "what_changed": ("what_changed", {"doc_id": "pump.md"}),
         "select": ("select", {"k": 2}),
@@ -75,9 +82,14 @@ def rest_answers(svc: Service, chapter: str) -> dict[str, Any]:
     """The REST API's bodies for the same calls (outline has no route of its own)."""
     h = svc.as_role("reader")
     get, post = svc.client.get, svc.client.post
+
+    def query(name: str) -> httpx.Response:
+        body = {k: v for k, v in calls(chapter)[name][1].items() if k != "detail"}
+        return post("/v1/query", json=body, headers=h)
+
     answers = {
-        "search": post("/v1/query", json=calls(chapter)["search"][1], headers=h),
-        "search_passages": post("/v1/query", json=calls(chapter)["search_passages"][1], headers=h),
+        "search": query("search"),
+        "search_passages": query("search_passages"),
         "read_node": get(f"/v1/nodes/{chapter}?passages_limit=2", headers=h),
         "what_changed": get("/v1/documents/pump.md/diff", headers=h),
         "select": post("/v1/select", json={"k": 2}, headers=h),
@@ -147,11 +159,35 @@ def check_errors(errors: dict[str, dict[str, Any]]) -> None:
     assert "validation error" in errors["wrong type"]["text"]
 
 
+COMPACT_HIT = ("rank", "node_id", "doc_id", "revision", "kind", "label", "heading_path", "pages")
+
+
+def compact(body: dict[str, Any]) -> dict[str, Any]:
+    """What a compact search keeps of the REST body: per hit its text, label, ids, heading path
+    and pages (and its compact support); no scores, spans, sentences, route or intent."""
+
+    def hit(h: dict[str, Any]) -> dict[str, Any]:
+        out = {k: h[k] for k in COMPACT_HIT} | {"text": h["text"]}
+        if "support" in h:
+            out["support"] = [hit(s) for s in h["support"]]
+        return out
+
+    return {
+        "query": body["query"],
+        "kind": body["kind"],
+        "results": [hit(h) for h in body["results"]],
+    }
+
+
 def check_answers(mcp: dict[str, Any], rest: dict[str, Any]) -> None:
     """The MCP results are the REST bodies; the outline is the tree's headings, no text."""
     for name, body in rest.items():
         if not name.startswith("_"):
             assert mcp[name] == body, name
+    short = mcp["search_compact"]
+    assert short == compact(rest["search"])
+    assert any("support" in h for h in short["results"])
+    assert len(json.dumps(short)) < len(json.dumps(rest["search"])) / 2
     results = mcp["search"]["results"]
     summaries = [r for r in results if r["kind"] == "summary"]
     assert {r["label"] for r in results if r["kind"] == "passage"} == {"quote"}
@@ -273,6 +309,29 @@ def test_http_enforces_the_key_and_its_role(mcp_http: tuple[str, Service]) -> No
     r = httpx.post(url + MCP_PATH, json=init, headers=svc.as_role("reader"))
     assert r.status_code == 401
     assert "revoked" in r.json()["error"]["message"]
+
+
+def test_http_lists_the_tools_of_the_role_with_output_schemas(
+    mcp_http: tuple[str, Service],
+) -> None:
+    url, svc = mcp_http
+
+    async def listed(role: str) -> Any:
+        async with _client(url, svc.keys[role]) as client:
+            return (await client.list_tools()).tools
+
+    for role in ROLES:
+        tools = anyio.run(listed, role)
+        names = {t.name for t in tools}
+        assert names >= TOOLS | {"context"}
+        assert ("audit_queue" in names) == (role in ("auditor", "admin")), role
+        for tool in tools:
+            schema = tool.output_schema
+            assert schema and schema["type"] == "object" and schema["properties"], tool.name
+    search = next(t for t in anyio.run(listed, "reader") if t.name == "search")
+    hit = search.output_schema["$defs"]["SearchHit"]
+    assert {"text", "label", "node_id", "heading_path", "pages"} <= set(hit["required"])
+    assert "score" not in hit["required"] and "detail" in search.input_schema["properties"]
 
 
 def test_mcp_refuses_a_missing_store(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def test_forced_intent_is_labelled_and_keeps_the_others_alive() -> None:
     assert intent.label == "section" and intent.source == "request"
     assert 0.9 < intent.score < 1.0
     assert all(v > 0 for v in intent.scores.values())
-    assert intent.to_json()["label"] == "section"
+    assert intent.reading().label == "section"
 
 
 def test_cue_features_see_overviews_and_specific_tokens() -> None:
@@ -256,7 +256,7 @@ def retriever(fixtures_index: Index, minilm: Embedder) -> Retriever:
 
 
 def ask(retriever: Retriever, query: str, **options: Any) -> dict[str, Any]:
-    return retriever.query(retriever.request(query, **options))
+    return retriever.query(retriever.request(query, **options)).to_json()
 
 
 def test_the_response_says_how_the_query_was_read(retriever: Retriever) -> None:

@@ -77,7 +77,7 @@ index = Index(Settings(store=Path(sys.argv[1])))
 if sys.argv[2] == "ingest":
     index.ingest_paths([Path("fixtures/pump-x200.md")])
 retriever = Retriever(index)
-out = retriever.query(retriever.request("torque for the impeller nut", k=3))
+out = retriever.query(retriever.request("torque for the impeller nut", k=3)).to_json()
 if sys.argv[2] == "serve":  # the HTTP service, as `overstory serve` builds it
     from fastapi.testclient import TestClient
     from api.app import create_app

@@ -88,7 +88,7 @@ def test_fifteen_revisions_keep_ten_and_the_pinned_one(tmp_path: Path) -> None:
     # A pruned revision still counts as one that completed (the load and crash checks ask).
     assert {r for d, r in index.catalog.completed_revisions() if d == DOC} == set(all_revs)
 
-    out = Retriever(index).query(Retriever(index).request("impeller nut torque", k=3))
+    out = Retriever(index).query(Retriever(index).request("impeller nut torque", k=3)).to_json()
     assert any("104 N·m" in r["text"] for r in out["results"] if r["kind"] == "passage")
     index.close()
 

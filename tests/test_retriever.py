@@ -97,7 +97,7 @@ def retriever(index: Index) -> Retriever:
 
 
 def ask(retriever: Retriever, query: str, **options: Any) -> dict[str, Any]:
-    return retriever.query(retriever.request(query, **options))
+    return retriever.query(retriever.request(query, **options)).to_json()
 
 
 # tokens and BM25 -----------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def test_every_result_has_provenance_that_resolves(
     catalog = fixtures_index.catalog
     seen_pages = False
     for probe in PROBES:
-        out = retriever.query(retriever.request(probe, k=10, expand=True))
+        out = retriever.query(retriever.request(probe, k=10, expand=True)).to_json()
         assert out["results"], probe
         for r in out["results"]:
             items = [r, *r.get("support", [])]
@@ -139,7 +139,7 @@ def test_every_reranker_backend(
     data = retriever.rerank_input(request.query, vector, head)
     scores = reranker.rerank(data)
     assert len(scores) == len(head) and all(math.isfinite(s) for s in scores)
-    out = retriever.query(request)["results"]
+    out = retriever.query(request).to_json()["results"]
     # results are the fused candidates and the summaries above the best passages
     prepared = retriever.prepare(request, vector, snapshot)
     above = {c.node_id for c in prepared.summaries} - {c.node_id for c in fused}
@@ -161,15 +161,15 @@ def test_cross_encoder_scores_are_the_result_scores(
     question = "replace the mechanical seal"
     reference = CrossEncoder(str(cross_encoder_dir), device="cpu", local_files_only=True)
     # asked for one kind, the cross-encoder's scores are the result scores
-    out = retriever.query(retriever.request(question, k=5, kinds=["passage"]))["results"]
-    expected = reference.predict([(question, r["text"]) for r in out])
+    out = retriever.query(retriever.request(question, k=5, kinds=["passage"])).results
+    expected = reference.predict([(question, r.text) for r in out])
     for r, score in zip(out, expected, strict=True):
-        assert r["score"] == pytest.approx(float(score), abs=1e-5)
+        assert r.score == pytest.approx(float(score), abs=1e-5)
     # in the mix they order each kind (the mix then weighs the kinds against each other)
-    mixed = retriever.query(retriever.request(question, k=10))["results"]
-    passages = [r for r in mixed if r["kind"] == "passage"]
+    mixed = retriever.query(retriever.request(question, k=10)).results
+    passages = [r for r in mixed if r.kind == "passage"]
     assert passages
-    scores = reference.predict([(question, r["text"]) for r in passages])
+    scores = reference.predict([(question, r.text) for r in passages])
     assert list(scores) == sorted(scores, reverse=True)
 
 

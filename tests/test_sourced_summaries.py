@@ -234,7 +234,7 @@ def test_query_results_and_nodes_carry_sentences_with_spans(fixtures_index: Inde
     request = QueryRequest(
         query="What does the maintenance chapter cover?", k=5, kinds=frozenset({"summary"})
     )
-    out = retriever.query(request)
+    out = retriever.query(request).to_json()
     summaries = [r for r in out["results"] if r["kind"] == "summary"]
     assert summaries
     for r in summaries:

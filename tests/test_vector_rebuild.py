@@ -47,7 +47,7 @@ def _damage(store: Path) -> None:
 
 def _answers(index: Index) -> int:
     retriever = Retriever(index, embedder=HashingEmbedder())
-    return len(retriever.query(retriever.request("replace the mechanical seal", k=5))["results"])
+    return len(retriever.query(retriever.request("replace the mechanical seal", k=5)).results)
 
 
 def test_a_damaged_store_is_rebuilt_from_sqlite_without_encoding(built: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -18,6 +17,7 @@ from api.commands.common import (
 from api.commands.comparison_text import print_comparisons
 from indexer.errors import InvalidRequestError
 from retriever import open_retriever
+from retriever.answers import Hit
 
 
 @click.command()
@@ -82,33 +82,33 @@ def query(
         route=route,
         change_summary=not no_change_summary,
     )
-    result = retriever.query(request)
+    answer = retriever.query(request)
     if as_json:
-        emit_json(result)
+        emit_json(answer.to_json())
         return
-    if result.get("kind") == "comparison":
-        print_comparisons(result)
+    if answer.kind == "comparison":
+        print_comparisons(answer)
         return
-    if not result["results"]:
+    if not answer.results:
         click.echo("no results")
-    for item in result["results"]:
+    for item in answer.results:
         _print_result(item, indent="")
-        for support in item.get("support", []):
+        for support in item.support or []:
             _print_result(support, indent="      ")
 
 
-def _print_result(item: dict[str, Any], *, indent: str) -> None:
-    where = " › ".join([item["doc_id"], *item["heading_path"]])
-    pages = item["pages"]
+def _print_result(item: Hit, *, indent: str) -> None:
+    where = " › ".join([item.doc_id, *item.heading_path])
+    pages = item.pages
     page = ""
     if pages:
         page = f" p. {pages[0]}" if pages[0] == pages[1] else f" pp. {pages[0]}–{pages[1]}"
-    rank = f"{item['rank']}. " if item["rank"] is not None else "- "
+    rank = f"{item.rank}. " if item.rank is not None else "- "
     click.echo(
-        f"{indent}{rank}[{item['label']}] {where}{page}"
-        f" chars {item['char_start']}–{item['char_end']}  score {item['score']:.3f}"
+        f"{indent}{rank}[{item.label}] {where}{page}"
+        f" chars {item.char_start}–{item.char_end}  score {item.score:.3f}"
     )
-    body = " ".join(item["text"].split())
+    body = " ".join(item.text.split())
     for line in textwrap.wrap(body[:400] + ("…" if len(body) > 400 else ""), 96):
         click.echo(f"{indent}   {line}")
 

@@ -13,9 +13,16 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult
-from pydantic import Field
+from pydantic import BaseModel, Field
 
-from api.mcp.tools import Tools
+from api.mcp.compact import SearchAnswer
+from api.mcp.tools import ScopedDiff, Tools
+from api.routes.audit import QueuePublic
+from api.routes.context import ContextResponse
+from api.routes.documents import DocumentsPublic
+from api.routes.nodes import NodeDetailPublic
+from api.routes.select import SelectResponse
+from api.service.outline import Outline
 from indexer.errors import OverstoryError
 
 DocId = Annotated[str, Field(description="A document's doc_id, as list_documents gives it.")]
@@ -35,13 +42,13 @@ class ToolFunctions:
         tools: Tools,
         *,
         on_error: Callable[[OverstoryError], CallToolResult],
-        on_result: Callable[[dict[str, Any]], CallToolResult],
+        on_result: Callable[[BaseModel], CallToolResult],
     ) -> None:
         self.tools = tools
         self.on_error = on_error
         self.on_result = on_result
 
-    def _call(self, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+    def _call(self, fn: Callable[..., BaseModel], *args: Any, **kwargs: Any) -> CallToolResult:
         try:
             return self.on_result(fn(*args, **kwargs))
         except OverstoryError as exc:
@@ -71,10 +78,18 @@ class ToolFunctions:
             Literal["auto", "passage", "section", "document"] | None,
             Field(description="What the query asks for (default: estimated)."),
         ] = None,
-    ) -> CallToolResult:
+        detail: Annotated[
+            bool,
+            Field(
+                description="Every field of the REST answer: scores, character ranges, what a "
+                "summary covers, its sentences and sources, how the query was read and routed."
+            ),
+        ] = False,
+    ) -> Annotated[CallToolResult, SearchAnswer]:
         """Search passages and summaries. Each result is labelled: a passage is a quote
         (`label: "quote"`, with `pages`); a summary says what it summarizes and its pages
-        (`label: "summary of 5 Maintenance, pp. 37–58"`) and the passages it `covers`."""
+        (`label: "summary of 5 Maintenance, pp. 37–58"`). Compact: text, label, node and
+        document ids, revision, heading path and pages; `detail` adds the rest."""
         return self._call(
             self.tools.search,
             query,
@@ -83,6 +98,7 @@ class ToolFunctions:
             documents=documents,
             expand=expand,
             intent=intent,
+            detail=detail,
         )
 
     def context(
@@ -100,7 +116,7 @@ class ToolFunctions:
             Literal["auto", "passage", "section", "document"] | None,
             Field(description="What the question asks for (default: estimated)."),
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, ContextResponse]:
         """The context to answer a question from, within a token budget: prompt-ready `text`
         whose pieces are numbered `[1]`, `[2]`… (quotes verbatim, summaries labelled as such)
         and the same `pieces` with their provenance (doc_id, node ids, character ranges, pages)."""
@@ -120,7 +136,7 @@ class ToolFunctions:
         node_id: Annotated[
             str | None, Field(description="Start at this node (default: the root).")
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, Outline]:
         """A document's table of contents: headings (or clusters) with node ids, pages, the
         number of passages covered and a one-line summary each; no passage text. A node cut
         by `depth` gives `hidden_children`: outline it with `node_id` to see them."""
@@ -133,7 +149,7 @@ class ToolFunctions:
             int, Field(description="Passages to return (0 for the summary alone; ≤ 1000).")
         ] = 10,
         passages_offset: Annotated[int, Field(description="Passages to skip.")] = 0,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, NodeDetailPublic]:
         """One node: its summary (labelled with what it summarizes and its pages), its
         parent and children, and a page of the passages it covers, with their pages."""
         return self._call(
@@ -155,7 +171,7 @@ class ToolFunctions:
         section: Annotated[
             str | None, Field(description="Only changes under headings containing this text.")
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, ScopedDiff]:
         """What changed between two revisions of a document: sections added, removed, moved
         and changed, with the changed sentences."""
         return self._call(
@@ -180,7 +196,7 @@ class ToolFunctions:
         budget_tokens: Annotated[
             int | None, Field(description="Token budget that sets K when k is absent.")
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, SelectResponse]:
         """Without a query: K clusters that cover the documents, each with its size, a label
         and representative passages (quotes with pages)."""
         return self._call(
@@ -193,7 +209,7 @@ class ToolFunctions:
             budget_tokens=budget_tokens,
         )
 
-    def list_documents(self) -> CallToolResult:
+    def list_documents(self) -> Annotated[CallToolResult, DocumentsPublic]:
         """The indexed documents: doc_id, source, served revision and counts."""
         return self._call(self.tools.list_documents)
 
@@ -206,7 +222,7 @@ class ToolFunctions:
         ] = "pending",
         limit: Annotated[int, Field(description="Items per page (1–500).")] = 20,
         offset: Annotated[int, Field(description="Items to skip.")] = 0,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, QueuePublic]:
         """Auditors only: the summaries to review, most urgent first, with lint flags."""
         return self._call(
             self.tools.audit_queue, documents=documents, status=status, limit=limit, offset=offset
@@ -229,7 +245,7 @@ def functions(
     tools: Tools,
     *,
     on_error: Callable[[OverstoryError], CallToolResult],
-    on_result: Callable[[dict[str, Any]], CallToolResult],
+    on_result: Callable[[BaseModel], CallToolResult],
 ) -> dict[str, Callable[..., CallToolResult]]:
     """Each tool's bound method, by tool name."""
     bound = ToolFunctions(tools, on_error=on_error, on_result=on_result)

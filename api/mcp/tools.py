@@ -1,7 +1,8 @@
 """The MCP tools as plain functions over one open store (no MCP types here).
 
-Each tool calls the service function its REST route calls, so a tool's result is the route's
-JSON: ``search`` is ``POST /v1/query``, ``select`` is ``POST /v1/select``, ``read_node`` is
+Each tool calls the service function its REST route calls and answers with the route's
+response model: ``search`` is ``POST /v1/query`` (compact unless ``detail``: see
+:mod:`api.mcp.compact`), ``select`` is ``POST /v1/select``, ``read_node`` is
 ``GET /v1/nodes/{node_id}``, ``what_changed`` is ``GET /v1/documents/{doc_id}/diff``,
 ``context`` is ``POST /v1/context``, ``list_documents`` is ``GET /v1/documents`` and
 ``audit_queue`` is ``GET /v1/audit/queue``.
@@ -17,16 +18,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import Field
+
+from api.mcp.compact import SearchAnswer
 from api.routes.audit import QueuePublic
 from api.routes.context import ContextResponse
 from api.routes.documents import DiffPublic, DocumentPublic, DocumentsPublic
 from api.routes.nodes import NodeDetailPublic
-from api.routes.query import QueryResponse
 from api.routes.select import SelectResponse
 from api.service.audit_queue import queue
 from api.service.browse import node_detail
 from api.service.changes import what_changed
-from api.service.outline import outline
+from api.service.outline import Outline, outline
 from api.service.wiring import Stack
 from indexer.errors import InvalidRequestError
 from indexer.validation import validated
@@ -47,13 +50,21 @@ TOOL_ROLES: dict[str, str] = {
 MAX_PASSAGES_PAGE = 1000
 
 
+class ScopedDiff(DiffPublic):
+    """``what_changed``: the comparison, and the heading text it was cut to."""
+
+    section: str | None = Field(
+        default=None, description="Only changes under headings containing this (when given)."
+    )
+
+
 def _given(**values: Any) -> dict[str, Any]:
     """The arguments the caller gave (None: use the request model's default)."""
     return {k: v for k, v in values.items() if v is not None}
 
 
 class Tools:
-    """The tools of one store; every method returns the JSON its REST route returns."""
+    """The tools of one store; every method returns its REST route's response model."""
 
     def __init__(self, stack: Stack) -> None:
         self.stack = stack
@@ -69,13 +80,14 @@ class Tools:
         documents: Sequence[str] | None = None,
         expand: bool | None = None,
         intent: str | None = None,
-    ) -> dict[str, Any]:
-        """``POST /v1/query``: labelled passages and summaries with provenance."""
+        detail: bool = False,
+    ) -> SearchAnswer:
+        """``POST /v1/query``: labelled passages and summaries with provenance; compact (text,
+        label, ids, heading path, pages) unless ``detail``."""
         request = self.retriever.request(
             query, **_given(k=k, kinds=kinds, documents=documents, expand=expand, intent=intent)
         )
-        result = self.retriever.query(request)
-        return QueryResponse.model_validate(result).model_dump(mode="json", exclude_unset=True)
+        return SearchAnswer.of(self.retriever.query(request), detail=detail)
 
     def context(
         self,
@@ -85,7 +97,7 @@ class Tools:
         tokenizer: str | None = None,
         documents: Sequence[str] | None = None,
         intent: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ContextResponse:
         """``POST /v1/context``: the best mix that fits a token budget, as prompt text."""
         given = _given(budget=budget, tokenizer=tokenizer, intent=intent)
         if documents is not None:
@@ -93,15 +105,15 @@ class Tools:
         request = validated(
             ContextRequest.with_limits(self.retriever.limits), {"query": query, **given}
         )
-        return ContextResponse.of(build_context(self.retriever, request)).model_dump(mode="json")
+        return ContextResponse.of(build_context(self.retriever, request))
 
-    def outline(self, doc_id: str, *, depth: int = 3, node_id: str | None = None) -> dict[str, Any]:
+    def outline(self, doc_id: str, *, depth: int = 3, node_id: str | None = None) -> Outline:
         """A document's headings with one-line summaries and node ids, no passage text."""
         return outline(self.index.catalog, doc_id, depth=depth, node_id=node_id)
 
     def read_node(
         self, node_id: str, *, passages_limit: int = 10, passages_offset: int = 0
-    ) -> dict[str, Any]:
+    ) -> NodeDetailPublic:
         """``GET /v1/nodes/{node_id}``: the node (its summary, labelled), its parent and
         children, and one page of the passages it covers, with pages."""
         if not 0 <= passages_limit <= MAX_PASSAGES_PAGE:
@@ -116,7 +128,7 @@ class Tools:
             passages_limit=passages_limit,
             passages_offset=passages_offset,
         )
-        return NodeDetailPublic.model_validate(detail).model_dump(mode="json")
+        return NodeDetailPublic.model_validate(detail)
 
     def what_changed(
         self,
@@ -125,7 +137,7 @@ class Tools:
         from_revision: str | None = None,
         to_revision: str | None = None,
         section: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> DiffPublic:
         """The comparison of two revisions (default: the newest against the one before)."""
         result = what_changed(
             self.index.catalog,
@@ -134,10 +146,9 @@ class Tools:
             to_revision=to_revision,
             section=section,
         )
-        out = DiffPublic.model_validate(result).model_dump(mode="json", by_alias=True)
         if "section" in result:
-            out["section"] = result["section"]
-        return out
+            return ScopedDiff.model_validate(result)
+        return DiffPublic.model_validate(result)
 
     def select(
         self,
@@ -148,7 +159,7 @@ class Tools:
         per_cluster: int | None = None,
         method: str | None = None,
         budget_tokens: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> SelectResponse:
         """``POST /v1/select``: K clusters covering the scope, with representative passages."""
         model = SelectionRequest.with_limits(max_k=self.index.settings.max_k)
         request = validated(
@@ -163,13 +174,13 @@ class Tools:
             ),
         )
         result = select(self.index, request).to_dict()
-        return SelectResponse.model_validate(result).model_dump(mode="json")
+        return SelectResponse.model_validate(result)
 
-    def list_documents(self) -> dict[str, Any]:
+    def list_documents(self) -> DocumentsPublic:
         """``GET /v1/documents``: the served documents with their revision and counts."""
         rows = self.index.documents()
         public = DocumentsPublic(documents=[DocumentPublic.model_validate(r) for r in rows])
-        return public.model_dump(mode="json")
+        return public
 
     def audit_queue(
         self,
@@ -178,7 +189,7 @@ class Tools:
         status: str = "pending",
         limit: int = 20,
         offset: int = 0,
-    ) -> dict[str, Any]:
+    ) -> QueuePublic:
         """``GET /v1/audit/queue`` (auditors): the summaries to review, most urgent first."""
         result = queue(
             self.index.catalog,
@@ -187,4 +198,4 @@ class Tools:
             limit=limit,
             offset=offset,
         )
-        return QueuePublic.model_validate(result).model_dump(mode="json")
+        return QueuePublic.model_validate(result)

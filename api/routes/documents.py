@@ -22,6 +22,7 @@ from api.service.actions import record_write
 from indexer.diff import diff_revisions
 from indexer.doc_ids import DOC_ID_MAX_CHARS, normalize_doc_id
 from indexer.errors import InvalidRequestError
+from retriever.answers import SectionChange
 
 router = APIRouter(prefix="/v1", tags=["documents"])
 _CHUNK = 1024 * 1024
@@ -168,56 +169,10 @@ async def list_documents(index: IndexDep, _: ReaderDep) -> DocumentsPublic:
     responses=errors(401, 403, 404, 422),
     summary="A document's served tree",
 )
-async def document_tree(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> Any:
+async def document_tree(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> TreeNodePublic:
     """The served revision's tree: headings or clusters with summaries, down to passages."""
-    return await run_in_threadpool(index.tree, normalize_doc_id(doc_id))
-
-
-class QuotePublic(BaseModel):
-    """A passage of one revision, quoted."""
-
-    node_id: str
-    label: str = Field(description="`quote`.")
-    revision: str
-    heading_path: list[str]
-    text: str
-    char_start: int
-    char_end: int
-    pages: list[int] | None
-
-
-class ChangeSummaryOfSectionPublic(BaseModel):
-    """One revision's summary of a changed section."""
-
-    label: str = Field(description="`summary of …, revision …`.")
-    revision: str
-    node_id: str
-    text: str
-    summarizer: str
-
-
-class SectionChangePublic(BaseModel):
-    """One section that differs between two revisions."""
-
-    change: str = Field(description="added | removed | moved | renamed | changed")
-    heading_path: list[str] = Field(
-        description="Where it is in the newer revision (older: removed)."
-    )
-    old_heading_path: list[str] | None = Field(
-        None, description="Where it was, when moved, renamed or under a renamed parent."
-    )
-    pages: list[int] | None = None
-    old_pages: list[int] | None = Field(None, description="Its pages in the older revision.")
-    diff: str | None = Field(None, description="Unified diff by sentence, or the section's text.")
-    before: list[QuotePublic] = Field([], description="Passages of the older revision that differ.")
-    after: list[QuotePublic] = Field([], description="Passages of the newer revision that differ.")
-    summaries: list[ChangeSummaryOfSectionPublic] = Field(
-        [], description="Both revisions' summaries of a section whose text changed."
-    )
-    includes: list[list[str]] = Field(
-        [], description="Sections below an added or removed one (part of the same change)."
-    )
-    edited: bool = Field(False, description="A moved or renamed section whose text changed too.")
+    tree = await run_in_threadpool(index.tree, normalize_doc_id(doc_id))
+    return TreeNodePublic.model_validate(tree)
 
 
 class DiffPublic(BaseModel):
@@ -227,7 +182,7 @@ class DiffPublic(BaseModel):
     from_: str = Field(alias="from", serialization_alias="from")
     to: str
     summary: dict[str, int]
-    changes: list[SectionChangePublic]
+    changes: list[SectionChange]
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -245,13 +200,13 @@ async def document_diff(
     _: ReaderDep,
     from_: Annotated[str | None, Query(alias="from", description="Older revision.")] = None,
     to: Annotated[str | None, Query(description="Newer revision (hash or prefix).")] = None,
-) -> Any:
+) -> DiffPublic:
     """Sections added, removed, moved, renamed and changed; default: the last two revisions.
     A revision the retention rule dropped answers 410."""
     result = await run_in_threadpool(
         diff_revisions, index.catalog, normalize_doc_id(doc_id), from_revision=from_, to_revision=to
     )
-    return result.to_json()
+    return DiffPublic.model_validate(result.to_json())
 
 
 @router.delete(

@@ -9,8 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import IndexDep, ReaderDep
-from api.models import SentencePublic, errors
+from api.models import errors
 from api.service.browse import node_detail
+from retriever.answers import Sentence
 
 router = APIRouter(prefix="/v1", tags=["browse"])
 
@@ -53,7 +54,7 @@ class NodePublic(BaseModel):
     summary: str | None = Field(description="An inner node's summary.")
     summarizer: SummarizerPublic | None
     covers: CoversPublic | None = None
-    sentences: list[SentencePublic] | None = Field(
+    sentences: list[Sentence] | None = Field(
         None, description="An inner node's summary sentences, each with its source spans."
     )
 

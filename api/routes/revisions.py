@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
@@ -77,12 +77,14 @@ class ChangesPublic(BaseModel):
     responses=errors(401, 403, 404, 422),
     summary="A document's kept revisions",
 )
-async def document_revisions(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> Any:
+async def document_revisions(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> RevisionsPublic:
     """Each kept revision: hash, when ingested, source, counts of sections, passages and
     summaries, and what changed since the revision before it, in one line."""
     doc_id = normalize_doc_id(doc_id)
     found = await run_in_threadpool(list_revisions, index.catalog, doc_id)
-    return {"doc_id": doc_id, "revisions": [r.to_json() for r in found]}
+    return RevisionsPublic.model_validate(
+        {"doc_id": doc_id, "revisions": [r.to_json() for r in found]}
+    )
 
 
 @router.get(
@@ -97,9 +99,9 @@ async def changes(
     since: Annotated[
         datetime, Query(description="ISO date or date-time (UTC unless it says otherwise).")
     ],
-) -> Any:
+) -> ChangesPublic:
     """Every document with a revision ingested since `since`, with each such revision's
     one-line change."""
     when = since if since.tzinfo else since.replace(tzinfo=UTC)
     found = await run_in_threadpool(changes_since, index.catalog, when.timestamp())
-    return {"since": when.isoformat(), "documents": found}
+    return ChangesPublic.model_validate({"since": when.isoformat(), "documents": found})

@@ -80,8 +80,8 @@ class SelectResponse(BaseModel):
     responses=errors(404, 409, 422),
     openapi_extra=json_body_schema(SelectionRequest),
 )
-def post_select(body: SelectionBody, index: IndexDep) -> dict[str, Any]:
+def post_select(body: SelectionBody, index: IndexDep) -> SelectResponse:
     """Cluster the stored passage vectors (no re-embedding) and return each cluster's size,
     label and representative passages with provenance. Deterministic for a given store.
     Every field is optional (K then comes from the budget or the elbow)."""
-    return select(index, body).to_dict()
+    return SelectResponse.model_validate(select(index, body).to_dict())

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import InvalidRequestError, NotFoundError
 from indexer.store.backends import Row
@@ -17,11 +19,40 @@ from indexer.store.catalog import Catalog
 from indexer.store.records import NodeRecord, ServedDocument
 from indexer.summarizers.sentences import split_sentences
 from indexer.treeview import tree_json
+from retriever.answers import Answer
 from retriever.results import label
 
 MAX_DEPTH = 10
 ONE_LINE_CHARS = 200
 CONTENTS_PREFIX = "Contents: "
+
+
+class OutlineNode(Answer):
+    """A heading or cluster of the outline: what it is and what it covers, no passage text."""
+
+    node_id: str
+    level: str = Field(description="document, chapter, section or cluster.")
+    title: str | None
+    heading_path: list[str]
+    pages: list[int | None] | None = Field(description="First and last page; null without pages.")
+    passages: int = Field(description="Passages the node covers.")
+    label: str | None = Field(description="What the node's summary summarizes, with pages.")
+    summary: str | None = Field(description="The first sentence of its summary.")
+    review: str | None = Field(default=None, description="Audit state, when reviewed.")
+    children: list[OutlineNode] = Field(description="Inner children, down to `depth`.")
+    hidden_children: int | None = Field(
+        default=None, description="At the cut: inner children not shown (outline this node)."
+    )
+
+
+class Outline(Answer):
+    """A document's outline from one node, ``depth`` levels down."""
+
+    doc_id: str
+    source: str
+    revision: str
+    depth: int
+    outline: OutlineNode
 
 
 def node_label(row: Row, source: str) -> str:
@@ -53,7 +84,7 @@ def one_line(summary: str | None) -> str | None:
 
 def outline(
     catalog: Catalog, doc_id: str, *, depth: int = 3, node_id: str | None = None
-) -> dict[str, Any]:
+) -> Outline:
     """The served tree of ``doc_id`` without passages, ``depth`` levels below its start.
 
     Args:
@@ -82,13 +113,13 @@ def outline(
     labels = {
         r.node_id: label(r, doc) for r in catalog.nodes.records_of_build(build_id, inner=True)
     }
-    return {
-        "doc_id": doc_id,
-        "source": row["source"],
-        "revision": row["revision"],
-        "depth": depth,
-        "outline": _prune(start, depth, labels),
-    }
+    return Outline(
+        doc_id=doc_id,
+        source=row["source"],
+        revision=row["revision"],
+        depth=depth,
+        outline=OutlineNode.model_validate(_prune(start, depth, labels)),
+    )
 
 
 def _find(node: dict[str, Any], node_id: str) -> dict[str, Any] | None:

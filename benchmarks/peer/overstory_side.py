@@ -54,7 +54,8 @@ def run(
 
     def search(text: str) -> list[dict[str, Any]]:
         retriever = Retriever(index)
-        return [_result(r) for r in retriever.query(retriever.request(text, k=TOP_K))["results"]]
+        answer = retriever.query(retriever.request(text, k=TOP_K))
+        return [_result(r) for r in answer.to_json()["results"]]
 
     retriever = Retriever(index)
     rankings, seconds = {}, []
@@ -65,7 +66,7 @@ def run(
         started = time.perf_counter()
         found = retriever.query(request)
         seconds.append(time.perf_counter() - started)
-        rankings[q["id"]] = [_result(r) for r in found["results"]]
+        rankings[q["id"]] = [_result(r) for r in found.to_json()["results"]]
     out.update({"rankings": rankings, "query_seconds": seconds, "reindex": {}})
     for rev in later:
         row = _ingest(index, rev.folder)

@@ -276,7 +276,7 @@ class LocalSource:
         """
         body = _body(query, k, kinds, documents, expand)
         request = self.retriever.request(body.pop("query"), **body)
-        result: dict[str, Any] = self.retriever.query(request)
+        result: dict[str, Any] = self.retriever.query(request).to_json()
         return result
 
     def context(self, query: str, options: ContextOptions) -> ContextResponse:

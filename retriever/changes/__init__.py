@@ -7,10 +7,9 @@ change summary.
 
 from __future__ import annotations
 
-from typing import Any
-
 from indexer.store.catalog import Catalog
 from indexer.summarizers import Summarizer
+from retriever.answers import QueryAnswer
 from retriever.changes.comparison import ChangeQuestion, compare
 from retriever.changes.route import Routing, route
 
@@ -24,16 +23,16 @@ def answer(
     routing: Routing,
     documents: tuple[str, ...] | None,
     summarizer: Summarizer | None,
-) -> dict[str, Any]:
-    """The response of a query routed to the comparison (``POST /v1/query``)."""
+) -> QueryAnswer:
+    """The answer of a query routed to the comparison (``POST /v1/query``)."""
     comparisons = compare(
         catalog,
         ChangeQuestion(question=question, documents=documents, summarizer=summarizer),
     )
-    return {
-        "query": question,
-        "kind": "comparison",
-        "route": routing.to_json(),
-        "comparisons": comparisons,
-        "results": [],
-    }
+    return QueryAnswer(
+        query=question,
+        kind="comparison",
+        route=routing.reading(),
+        comparisons=comparisons,
+        results=[],
+    )

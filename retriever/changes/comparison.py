@@ -19,6 +19,7 @@ from indexer.diff_sections import Section, changed_sentences, load_sections, pas
 from indexer.store.catalog import Catalog
 from indexer.store.records import BuildInfo
 from indexer.summarizers import Summarizer
+from retriever.answers import Comparison
 from retriever.changes.scope import (
     NamedPart,
     change_kinds,
@@ -47,7 +48,7 @@ class ChangeQuestion:
     now: datetime | None = None
 
 
-def compare(catalog: Catalog, ask: ChangeQuestion) -> list[dict[str, Any]]:
+def compare(catalog: Catalog, ask: ChangeQuestion) -> list[Comparison]:
     """One comparison per document the question is about, newest change first.
 
     Raises:
@@ -70,15 +71,15 @@ def compare(catalog: Catalog, ask: ChangeQuestion) -> list[dict[str, Any]]:
         if found is not None:
             out.append(found)
     if not ask.documents and len(out) > 1:
-        out = [c for c in out if c["changes"] or c["value"]] or out[:1]
-        out.sort(key=lambda c: -(c["to"]["ingested_at"] or 0.0))
+        out = [c for c in out if c.changes or c.value] or out[:1]
+        out.sort(key=lambda c: -(c.to.ingested_at or 0.0))
         out = out[:MAX_DOCUMENTS]
     return out
 
 
 def _comparison(
     catalog: Catalog, ask: ChangeQuestion, doc_id: str, *, now: datetime, title: str | None
-) -> dict[str, Any] | None:
+) -> Comparison | None:
     builds = catalog.revisions(doc_id)
     if not builds:
         return None
@@ -114,18 +115,20 @@ def _comparison(
             scope=part.path if part else None,
             title=title or doc_id,
         )
-    return {
-        "doc_id": doc_id,
-        "change_summary": summary,
-        "from": _revision(by_id[old_id]),
-        "to": _revision(by_id[new_id]),
-        "anchor": when.to_json(),
-        "scope": _scope(part, title),
-        "value": value,
-        "counts": _counts(changes),
-        "changes": [asdict(c) for c in changes],
-        "note": note,
-    }
+    return Comparison.model_validate(
+        {
+            "doc_id": doc_id,
+            "change_summary": summary,
+            "from": _revision(by_id[old_id]),
+            "to": _revision(by_id[new_id]),
+            "anchor": when.to_json(),
+            "scope": _scope(part, title),
+            "value": value,
+            "counts": _counts(changes),
+            "changes": [asdict(c) for c in changes],
+            "note": note,
+        }
+    )
 
 
 def _pair(

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from retriever.answers import RouteReading
 
 THRESHOLD = 1.0
 _DONE = (
@@ -129,15 +131,15 @@ class Routing:
     rules: tuple[str, ...]
     source: Literal["rule", "request"] = "rule"
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``route`` object of a query response."""
-        return {
-            "route": self.route,
-            "score": round(self.score, 3),
-            "threshold": THRESHOLD,
-            "rules": list(self.rules),
-            "source": self.source,
-        }
+    def reading(self) -> RouteReading:
+        """The ``route`` of a query answer."""
+        return RouteReading(
+            route=self.route,
+            score=round(self.score, 3),
+            threshold=THRESHOLD,
+            rules=list(self.rules),
+            source=self.source,
+        )
 
 
 def cues(question: str) -> list[tuple[str, float]]:

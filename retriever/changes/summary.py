@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from indexer.diff import RevisionDiff, SectionChange
 from indexer.diff_sections import Section, changed_sentences, sentences
@@ -20,6 +19,7 @@ from indexer.hashing import hash_parts
 from indexer.store.catalog import Catalog
 from indexer.summarizers import Summarizer
 from indexer.summarizers.base import SummaryRequest, SummaryResult
+from retriever.answers import ChangeSummary
 
 PROMPT = "change-summary-v1"
 _QUOTED = 3  # sentences quoted per side of a change
@@ -36,7 +36,7 @@ def change_summary(
     new: dict[tuple[str, ...], Section],
     scope: tuple[str, ...] | None,
     title: str,
-) -> dict[str, Any]:
+) -> ChangeSummary:
     """The change summary of ``changes`` (those of one scope), from the cache when it holds it."""
     ident = summarizer.identity
     key = hash_parts(
@@ -53,10 +53,10 @@ def change_summary(
     label = "change summary" + (f" of {scope[-1]}" if scope else f" of {title}")
     cached = catalog.summaries([key]).get(key)
     if cached is not None:
-        return {"label": label, "text": cached.text, "summarizer": cached.writer, "cached": True}
+        return ChangeSummary(label=label, text=cached.text, summarizer=cached.writer, cached=True)
     if not changes:
         text = f"No section of {scope[-1] if scope else title} changed between the two revisions."
-        return {"label": label, "text": text, "summarizer": None, "cached": False}
+        return ChangeSummary(label=label, text=text, summarizer=None, cached=False)
     where = scope[-1] if scope else title
     request = SummaryRequest(
         key=key,
@@ -71,20 +71,16 @@ def change_summary(
 
 def _written(
     catalog: Catalog, summarizer: Summarizer, request: SummaryRequest, label: str
-) -> dict[str, Any]:
+) -> ChangeSummary:
     """Ask the summarizer, and keep a good answer in the summary cache."""
     ident = summarizer.identity
     result = _run(summarizer, request)
     if result.text is None:
-        return {
-            "label": label,
-            "text": None,
-            "summarizer": ident.label,
-            "cached": False,
-            "error": result.error,
-        }
+        return ChangeSummary(
+            label=label, text=None, summarizer=ident.label, cached=False, error=result.error
+        )
     catalog.put_summaries([result.cache_record(ident)])
-    return {"label": label, "text": result.text, "summarizer": ident.label, "cached": False}
+    return ChangeSummary(label=label, text=result.text, summarizer=ident.label, cached=False)
 
 
 def _run(summarizer: Summarizer, request: SummaryRequest) -> SummaryResult:

@@ -88,7 +88,7 @@ def test_every_passage_span_slices_its_text(corpus: Corpus, m: CorpusManual) -> 
 def _query(corpus: Corpus, question: str, doc_id: str, k: int) -> list[dict[str, Any]]:
     retriever = Retriever(corpus.index)
     request = QueryRequest(query=question, k=k, documents=[doc_id])
-    return list(retriever.query(request)["results"])
+    return list(retriever.query(request).to_json()["results"])
 
 
 def _hit(results: list[dict[str, Any]], gold: list[str]) -> bool:
