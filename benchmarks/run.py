@@ -100,6 +100,12 @@ def _retriever() -> Result:
     return bench_retriever.main()
 
 
+def _revision_cost() -> Result:
+    from benchmarks import bench_revision_cost
+
+    return bench_revision_cost.main()
+
+
 def _revisions() -> Result:
     from benchmarks import bench_revisions
 
@@ -157,6 +163,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "replicas": _replicas,
     "pdf_readers": _pdf_readers,
     "retriever": _retriever,
+    "revision_cost": _revision_cost,
     "revisions": _revisions,
     "select": _select,
     "select_coverage": _select_coverage,
