@@ -112,6 +112,12 @@ def _retriever() -> Result:
     return bench_retriever.main()
 
 
+def _revision_cost() -> Result:
+    from benchmarks import bench_revision_cost
+
+    return bench_revision_cost.main()
+
+
 def _revisions() -> Result:
     from benchmarks import bench_revisions
 
@@ -171,6 +177,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "replicas": _replicas,
     "pdf_readers": _pdf_readers,
     "retriever": _retriever,
+    "revision_cost": _revision_cost,
     "revisions": _revisions,
     "select": _select,
     "select_coverage": _select_coverage,

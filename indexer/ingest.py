@@ -85,13 +85,17 @@ def file_source(
 ) -> Source:
     """The :class:`Source` of one file's bytes; TooLargeError over ``max_document_bytes``."""
     check_size(settings, data, source=source)
-    return Source(doc_id, source, hash_bytes(data), lambda: _parse(data, filename))
+    return Source(doc_id, source, hash_bytes(data), lambda: parse_reusing(settings, data, filename))
 
 
-def _parse(data: bytes, filename: str) -> ParsedDocument:
-    from indexer.parsers.registry import parse_bytes  # the format parsers: when one is needed
-
-    return parse_bytes(data, filename=filename)
+def parse_reusing(settings: Settings, data: bytes, filename: str) -> ParsedDocument:
+    """One file's parse, reusing what the store's ingests derived before (:mod:`indexer.reuse`):
+    the same bytes' parse, a PDF's unchanged pages."""
+    reuse = Reuse.for_store(settings.store)
+    try:
+        return reuse.document(data, filename)
+    finally:
+        reuse.cache.close()
 
 
 def ingest_document(

@@ -62,6 +62,24 @@ class Reuse:
         self.cache.put("parsed", key, pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL))
         return doc
 
+    def get_page(self, key: str) -> str | None:
+        """A PDF page's text read before (:class:`indexer.parsers.pdf_page_keys.PageTextCache`)."""
+        found = self.cache.get("pdf_page", hash_parts([_code_fingerprint(), key]))
+        return None if found is None else found.decode("utf-8")
+
+    def put_page(self, key: str, text: str) -> None:
+        """Keep a PDF page's text for its content key."""
+        self.cache.put("pdf_page", hash_parts([_code_fingerprint(), key]), text.encode("utf-8"))
+
+    def document(self, data: bytes, filename: str) -> ParsedDocument:
+        """One file's parse: read back when these bytes were parsed before (an upload is parsed
+        when it is accepted and again by the job), a PDF's unchanged pages read back."""
+        from indexer.parsers.registry import parse_bytes  # the format parsers: when one is needed
+
+        return self.parsed(
+            filename, data, "", lambda: parse_bytes(data, filename=filename, page_cache=self)
+        )
+
     def spans(
         self, text: str, start: int, end: int, *, chunk_tokens: int, overlap: int, max_chars: int
     ) -> list[Span]:

@@ -22,10 +22,7 @@ from pydantic_settings import (
 )
 
 from indexer.errors import ConfigError
-
-
-def _config_file() -> Path:
-    return Path(os.environ.get("OVERSTORY_CONFIG", "overstory.toml"))
+from indexer.store_folder import config_file as _config_file
 
 
 class Settings(BaseSettings):

@@ -116,3 +116,42 @@ def test_query_loads_no_clustering_torch_or_http_service(hashing_store: Path) ->
     runs = [["query", "impeller clearance", "--store", str(hashing_store)]]
     out = _imported_after(runs, NOT_FOR_QUERY, env={"OVERSTORY_EMBEDDER": "hashing"})
     assert out == {"codes": [0], "loaded": []}
+
+
+def test_docs_skips_the_settings_when_only_the_store_is_configured(
+    hashing_store: Path, tmp_path: Path
+) -> None:
+    watch = ("pydantic", "pydantic_settings", "indexer.settings")
+    runs = [["docs", "--json", "--store", str(hashing_store)], ["docs", "--json"]]
+    out = _imported_after(runs, watch, env={"OVERSTORY_STORE": str(hashing_store)})
+    assert out == {"codes": [0, 0], "loaded": []}
+    # Any other setting, or a config file, and the settings are read (and validated) as always.
+    out = _imported_after(runs[1:], watch, env={"OVERSTORY_MAX_K": "50"})
+    assert out["loaded"] == list(watch)
+    config = tmp_path / "overstory.toml"
+    config.write_text(f'store = "{hashing_store}"\n', encoding="utf-8")
+    bad = _imported_after(
+        runs[1:], (), env={"OVERSTORY_CONFIG": str(config), "OVERSTORY_MAX_K": "x"}
+    )
+    assert bad["codes"] == [1]
+
+
+def test_docs_lists_the_same_documents_whichever_way_the_store_is_named(
+    hashing_store: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "overstory.toml"
+    config.write_text(f'store = "{hashing_store}"\n', encoding="utf-8")
+    runner = click.testing.CliRunner()
+    outputs = []
+    for args, env in (
+        (["docs", "--json", "--store", str(hashing_store)], {}),
+        (["docs", "--json"], {"OVERSTORY_STORE": str(hashing_store)}),
+        (["docs", "--json"], {"OVERSTORY_CONFIG": str(config)}),
+    ):
+        result = runner.invoke(main, args, env=env)
+        assert result.exit_code == 0, result.output
+        outputs.append(json.loads(result.output))
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert [d["doc_id"] for d in outputs[0]["documents"]] == ["pump-x200.md"]
+    missing = runner.invoke(main, ["docs", "--store", str(tmp_path / "none")])
+    assert missing.exit_code == 1 and "no Overstory store" in missing.output

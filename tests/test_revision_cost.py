@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import indexer.manual
+import indexer.parsers.pdf
 import indexer.reuse
 from indexer.index import Index
 from indexer.settings import Settings
@@ -107,3 +108,59 @@ def test_ingest_json_says_where_the_time_went(tmp_path: Path) -> None:
     _, again, _ = run_cli(*args, env={"OVERSTORY_EMBEDDER": "hashing"})
     assert [d["status"] for d in again["documents"]] == ["unchanged"]
     assert "parse" not in again["stages"] and "read" in again["stages"]
+
+
+def _pump_pdf(folder: Path, *, torque: str) -> bytes:
+    from tests.pdfgen import build_pdf
+
+    src = (ROOT / "fixtures" / "pump-x200.md").read_text(encoding="utf-8")
+    assert "95 N·m" in src
+    path = folder / f"pump-{torque}.pdf"
+    build_pdf(src.replace("95 N·m", f"{torque} N·m", 1), path)
+    return path.read_bytes()
+
+
+def test_a_pdf_revision_reads_only_its_changed_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = _pump_pdf(tmp_path, torque="95"), _pump_pdf(tmp_path, torque="110")
+    assert first != second
+    pages = _counting(monkeypatch, indexer.parsers.pdf, "read_page")
+    index = _index(tmp_path / "store")
+    index.ingest_bytes(first, doc_id="pump.pdf")
+    read_first = len(pages)
+    assert read_first >= 3
+
+    pages.clear()
+    report = index.ingest_bytes(second, doc_id="pump.pdf")
+    assert [d.status for d in report.documents] == ["changed"]
+    assert 1 <= len(pages) < read_first  # the page holding the edit (and any it reflowed)
+
+    # The reused pages make the same document as a store that never saw revision 1.
+    fresh = _index(tmp_path / "fresh")
+    fresh.ingest_bytes(second, doc_id="pump.pdf")
+    assert _passages(index, "pump.pdf") == _passages(fresh, "pump.pdf")
+    assert any("nut to 110 N·m" in " ".join(p.split()) for p in _passages(index, "pump.pdf"))
+    index.close()
+    fresh.close()
+
+
+def test_an_accepted_upload_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from api.service.jobs import JobRunner
+
+    data = _pump_pdf(tmp_path, torque="95")
+    pages = _counting(monkeypatch, indexer.parsers.pdf, "read_page")
+    index = _index(tmp_path / "store")
+    runner = JobRunner(index)
+    upload = runner.save_upload(iter([data]))
+    job = runner.submit(upload, doc_id="pump.pdf", filename="pump.pdf")
+    read_at_submit = len(pages)
+    assert read_at_submit >= 3  # the upload is checked by parsing it
+    claimed = runner.store.claim(runner.worker, lease_seconds=60, max_running=1)
+    assert claimed is not None and claimed.job_id == job.job_id
+    runner.run(job.job_id)
+    done = runner.store.get(job.job_id)
+    assert done.status == "done", done.error
+    assert len(pages) == read_at_submit  # the job read the accepted parse back
+    assert any("nut to 95 N·m" in " ".join(p.split()) for p in _passages(index, "pump.pdf"))
+    index.close()

@@ -7,13 +7,14 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from indexer.errors import OverstoryError, error_body
-from indexer.settings import Settings, load_settings
-from indexer.store.location import require_store
+
+if TYPE_CHECKING:
+    from indexer.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,6 +36,8 @@ def json_option(fn: F) -> F:
 
 def settings_from(store: Path | None, **overrides: Any) -> Settings:
     """Settings from the environment and TOML file, with the command's options on top."""
+    from indexer.settings import load_settings  # pydantic: not for the commands that skip it
+
     return load_settings(store=store, **overrides)
 
 
@@ -44,6 +47,8 @@ def existing_store(store: Path | None, **overrides: Any) -> Settings:
     Raises:
         NotFoundError: No store at that path (a mistyped ``--store``).
     """
+    from indexer.store.location import require_store
+
     settings = settings_from(store, **overrides)
     require_store(settings)
     return settings

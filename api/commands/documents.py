@@ -14,8 +14,6 @@ from api.commands.common import (
     json_option,
     store_option,
 )
-from indexer.listing import served_documents
-from indexer.store.location import open_catalog
 
 
 @click.command()
@@ -24,7 +22,10 @@ from indexer.store.location import open_catalog
 @handle_errors
 def docs(store: Path | None, as_json: bool) -> None:
     """List the indexed documents."""
-    rows = served_documents(open_catalog(existing_store(store)))
+    from indexer.listing import served_documents
+    from indexer.store.location import existing_catalog
+
+    rows = served_documents(existing_catalog(store))
     if as_json:
         emit_json({"documents": rows})
         return

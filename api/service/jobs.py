@@ -52,7 +52,8 @@ from indexer.errors import (
     UnsupportedFormatError,
 )
 from indexer.index import Index
-from indexer.parsers.registry import is_supported, parse_bytes, supported_suffixes
+from indexer.ingest import parse_reusing
+from indexer.parsers.registry import is_supported, supported_suffixes
 from indexer.progress import ProgressEvent
 from indexer.settings import uploads_folder
 from indexer.store.job_queue import JobQueue
@@ -222,7 +223,8 @@ class JobRunner:
         """
         try:
             doc_id = self.check_upload(doc_id=doc_id, filename=filename)
-            parsed = parse_bytes(upload.path.read_bytes(), filename=filename)
+            # Kept in the store's reuse cache: the job reads this parse back.
+            parsed = parse_reusing(self.settings, upload.path.read_bytes(), filename)
             check_budget(self.settings, parsed, source=filename)
             job_id = uuid.uuid4().hex
             path = self.uploads / job_id

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 
 from pypdf import PdfReader
 from pypdf.errors import DependencyError
-from pypdf.generic import Destination
+from pypdf.generic import Destination, DictionaryObject
 
 from indexer.errors import ParseError, UnreadableFileError
 from indexer.parsers.base import ParsedDocument
 from indexer.parsers.numbering import find_numbered_headings
 from indexer.parsers.pdf_contents import contents_entries
 from indexer.parsers.pdf_layout import read_page
+from indexer.parsers.pdf_page_keys import PageKeys, PageTextCache
 from indexer.parsers.pdf_pages import clean_pages
 from indexer.parsers.pdf_title import pdf_title
 from indexer.parsers.tree_builder import Heading, build_tree
@@ -84,16 +85,33 @@ def _open(data: bytes, filename: str) -> PdfReader:
     return reader
 
 
-def _page_texts(reader: PdfReader, filename: str) -> list[str]:
+def _page_texts(reader: PdfReader, filename: str, cache: PageTextCache | None) -> list[str]:
     texts: list[str] = []
     fonts: dict[object, object] = {}  # each font measured once per document
+    keys = PageKeys()
     for number, page in enumerate(reader.pages, start=1):
+        key = _page_key(keys, page) if cache is not None else None
+        found = cache.get_page(key) if cache is not None and key is not None else None
+        if found is not None:
+            texts.append(found)
+            continue
         try:
-            texts.append(_clean(read_page(page, fonts)))
+            text = _clean(read_page(page, fonts))
         except Exception as exc:  # one broken page should not lose the whole manual
             log.warning("%s: page %d: text extraction failed: %s", filename, number, exc)
             texts.append("")
+            continue
+        texts.append(text)
+        if cache is not None and key is not None:
+            cache.put_page(key, text)
     return texts
+
+
+def _page_key(keys: PageKeys, page: DictionaryObject) -> str | None:
+    try:
+        return keys.key(page)
+    except Exception:  # a page whose objects cannot be read is read (and reported) as before
+        return None
 
 
 def _outline(reader: PdfReader) -> list[OutlineItem]:
@@ -194,7 +212,9 @@ def _outline_headings(
     return headings
 
 
-def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
+def parse_pdf(
+    data: bytes, *, filename: str, page_cache: PageTextCache | None = None
+) -> ParsedDocument:
     """Parse a PDF file.
 
     Page texts are joined with a blank line and ``page_starts`` records where each begins.
@@ -207,6 +227,8 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
     Args:
         data: The raw file content.
         filename: The file name, used in log messages.
+        page_cache: Texts of pages read before, by page content (a revision reads the pages
+            it changed only); every page is read when None.
 
     Returns:
         The parsed document.
@@ -216,7 +238,7 @@ def parse_pdf(data: bytes, *, filename: str) -> ParsedDocument:
         UnreadableFileError: The PDF is encrypted with a password.
     """
     reader = _open(data, filename)
-    raw_pages = _page_texts(reader, filename)
+    raw_pages = _page_texts(reader, filename, page_cache)
     if not any(page.strip() for page in raw_pages):
         raise ParseError("no extractable text (scanned PDF?)")
     # Running headers and footers, contents and index pages are dropped from the text (see

@@ -12,6 +12,7 @@ from indexer.parsers.base import ParsedDocument
 from indexer.parsers.html import parse_html
 from indexer.parsers.markdown import parse_markdown
 from indexer.parsers.pdf import parse_pdf
+from indexer.parsers.pdf_page_keys import PageTextCache
 from indexer.parsers.text import parse_text
 
 Parser = Callable[..., ParsedDocument]
@@ -80,13 +81,16 @@ def plain_bytes(data: bytes, *, filename: str) -> bytes:
     return _gunzip(data, filename)
 
 
-def parse_bytes(data: bytes, *, filename: str) -> ParsedDocument:
+def parse_bytes(
+    data: bytes, *, filename: str, page_cache: PageTextCache | None = None
+) -> ParsedDocument:
     """Parse one file with the parser its extension calls for.
 
     Args:
         data: The raw file content.
         filename: The file name (a path is fine); its extension picks the parser. A ``.gz``
             file (e.g. ``guide.md.gz``) is decompressed first, up to 64 MB.
+        page_cache: For a PDF, the texts of pages read before (see :func:`parse_pdf`).
 
     Returns:
         The parsed document.
@@ -105,4 +109,7 @@ def parse_bytes(data: bytes, *, filename: str) -> ParsedDocument:
         raise UnsupportedFormatError(
             f"unsupported file type {shown!r} for {filename} (supported: {supported}, and .gz)"
         )
-    return parser(plain_bytes(data, filename=filename), filename=filename)
+    plain = plain_bytes(data, filename=filename)
+    if parser is parse_pdf and page_cache is not None:
+        return parse_pdf(plain, filename=filename, page_cache=page_cache)
+    return parser(plain, filename=filename)

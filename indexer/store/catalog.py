@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import astuple
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer.errors import NotFoundError
 from indexer.store.backends import Row
@@ -28,8 +28,10 @@ from indexer.store.lint_flags import LintFlagTable
 from indexer.store.nodes import NodeTable
 from indexer.store.records import BuildInfo, NewSummary, ServedDocument, StoredSummary
 from indexer.store.reviews import ReviewTable
-from indexer.store.rows import NodeRow
 from indexer.store.vector_copies import VectorCopies
+
+if TYPE_CHECKING:
+    from indexer.store.rows import NodeRow  # the tree code: for the builds that write nodes
 
 _NODE_INSERT = (
     "INSERT INTO nodes (node_id, build_id, doc_id, parent_id, ordinal, level, title,"
