@@ -142,6 +142,12 @@ def _startup() -> Result:
     return bench_startup.main()
 
 
+def _sentences() -> Result:
+    from benchmarks import bench_sentences
+
+    return bench_sentences.main()
+
+
 def _summary_build() -> Result:
     from benchmarks import bench_summary_build
 
@@ -181,6 +187,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "revisions": _revisions,
     "select": _select,
     "select_coverage": _select_coverage,
+    "sentences": _sentences,
     "startup": _startup,
     "summarizers": _summarizers,
     "summary_build": _summary_build,

@@ -52,3 +52,18 @@ def test_a_transcript_is_summarized_by_its_content_sentences() -> None:
     assert summary and "Technician:" not in summary and "Customer:" not in summary
     assert "?" not in summary
     assert not any(s.startswith(("Yes", "Okay", "All right")) for s in split_sentences(summary))
+
+
+def test_a_list_number_is_no_sentence_and_a_quote_may_end_one() -> None:
+    text = (
+        "1. Stop the server. Then copy the files.\n"
+        "2. Start it again.\n\n"
+        "Do not just write “This is not what I expect.” Say what you expected."
+    )
+    assert split_sentences(text) == [
+        "Stop the server.",
+        "Then copy the files.",
+        "Start it again.",
+        "Do not just write “This is not what I expect.”",
+        "Say what you expected.",
+    ]

@@ -1,10 +1,11 @@
 """The sentence splitter: sentences with their character offsets (cheap, regex-based).
 
 A sentence never ends inside a parenthesis or bracket ("see set colorsequence (p. 207) for the
-list") or after a common abbreviation ("e.g.", "Fig.", "No."): a summary quoting half a
-cross-reference reads as garbage. Paragraph breaks and list items always end one. Every piece
-keeps its ``[start, end)`` offsets into the text it was split from, so a summary sentence can
-point back at exactly the characters it was taken from.
+list"), after a common abbreviation ("e.g.", "Fig.", "No.") or after a list item's number ("4.
+Edit the file."): a summary quoting half a cross-reference reads as garbage. A sentence may end
+inside typographic quotes (“… does.” Next). Paragraph breaks and list items always end one.
+Every piece keeps its ``[start, end)`` offsets into the text it was split from, so a summary
+sentence can point back at exactly the characters it was taken from.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import re
 from dataclasses import dataclass
 
 _SPLIT = re.compile(
-    r"(?<=[.!?])([\"')\]]?)\s+(?=[A-Z0-9\"'(\[])|\n\s*\n|\n(?=\s*(?:[-*+•◦▪]|\d+[.)])\s)"
+    r"(?<=[.!?])([\"')\]’”]?)\s+(?=[A-Z0-9\"'(\[“‘])|\n\s*\n|\n(?=\s*(?:[-*+•◦▪]|\d+[.)])\s)"
 )
+_LIST_NUMBER = re.compile(r"\s*\d+[.)]")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•◦▪]|\d+[.)]|#+)\s+")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
-_LAST_WORD = re.compile(r"([A-Za-z]+(?:\.[A-Za-z]+)*)\.[\"')\]]?$")
+_LAST_WORD = re.compile(r"([A-Za-z]+(?:\.[A-Za-z]+)*)\.[\"')\]’”]?$")
 _ABBREVIATIONS = frozenset(
     [
         "p",
@@ -91,6 +93,8 @@ def _continues(piece: str, after: str) -> bool:
     ``after`` is the character that follows the break."""
     if len(piece) > _MAX_SENTENCE:
         return False
+    if _LIST_NUMBER.fullmatch(piece):  # "4. Edit the file." is one sentence, not two
+        return True
     if piece.count("(") > piece.count(")") or piece.count("[") > piece.count("]"):
         return True
     m = _LAST_WORD.search(piece)
