@@ -1,4 +1,4 @@
-"""The optional judge model on the audit's held-out fault sets (``python -m benchmarks.audit.judge``).
+"""The optional judge model on the audit's held-out fault sets: ``benchmarks.audit.judge``.
 
 The same held-out halves as ``benchmarks.audit.queue`` (planted faults in paraphrases, and the
 summaries of real manuals the team's judges read), judged by the model the settings configure
