@@ -185,6 +185,24 @@ def test_a_list_after_a_paragraph_goes_with_its_last_sentence_never_item_by_item
     assert units[0].endswith("more.")
 
 
+def test_a_list_going_on_after_an_items_code_is_not_counted_short_nor_picked_apart() -> None:
+    items = "\n".join(f"- func_{i} in version 2.{i}." for i in range(5))
+    rest = "\n".join(f"- other_{i} in version 3.{i}." for i in range(30))
+    text = (
+        "We give here the functions added after version 2.0, and in which version.\n\n"
+        f"{items}\n\n    #define old_name new_name\n\nThus code should use old_name.\n\n{rest}"
+    )
+    units = [u.text for u in units_of([(0, text)])]
+    # Quoting the first items with "and 5 more" would hide the thirty after the code.
+    assert not any("more" in u for u in units), units
+    assert not any(u.startswith(("func_", "other_")) for u in units), units
+
+
+def test_doing_so_leans_on_what_was_said_before() -> None:
+    text = "Use the --tag option to name the compiler. Doing so avoids a wrong guess."
+    assert [u.text for u in units_of([(0, text)])] == [text]
+
+
 def test_a_list_cut_between_two_passages_is_read_whole() -> None:
     first = "Therefore, the following actions produce errors:\n\n- DML: INSERT, UPDATE."
     second = "Note that no trigger runs.\n\n- DDL: CREATE, DROP.\n\n- LOCK in its long form."

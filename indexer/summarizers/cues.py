@@ -60,7 +60,9 @@ _EXPLETIVE = re.compile(
 _BACK_ANYWHERE = re.compile(
     r"\b(?:the above|above-mentioned|aforementioned|the preceding|the previous|the former|"
     r"the latter|(?:described|mentioned|shown|listed|given|explained|defined|discussed)\s+"
-    r"(?:above|earlier|previously|before)|as above|same as before)\b",
+    r"(?:above|earlier|previously|before)|as above|same as before|"
+    # a verb phrase's pro-form: what is done is said before
+    r"(?:do|does|did|doing|done)\s+so)\b",
     re.IGNORECASE,
 )
 

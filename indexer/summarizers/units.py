@@ -241,6 +241,8 @@ def _paragraph(
             if taken is not None:
                 out.append(taken[0])
                 i = taken[1]
+            else:
+                i = _list_end(blocks, i + 1) - 1  # its list is not quoted item by item either
             chain = []
         elif j == len(pieces) - 1 and i + 1 < len(blocks) and blocks[i + 1].kind == "item":
             # A list right after a paragraph lists what its last sentence speaks of, colon or
@@ -252,7 +254,7 @@ def _paragraph(
                 i = taken[1]
             else:
                 _emit(out, chain, labelled, term)
-                i = _list_after(blocks, i + 1)[1] - 1
+                i = _list_end(blocks, i + 1) - 1
             chain = []
         elif points_forward(text):
             chain.pop()  # it points at what follows, which a summary does not hold
@@ -307,10 +309,43 @@ def _more_code(blocks: list[Block], i: int) -> bool:
     return i < len(blocks) and blocks[i].kind == "code" and not _names_entry(blocks, i)
 
 
+# The most blocks of code or text one list item may hold before the list goes on.
+_MAX_ITEM_BLOCKS = 3
+
+
 def _interrupted(blocks: list[Block], after: int) -> bool:
-    """Whether a list goes on after a block of code or a paragraph (steps with commands)."""
-    nxt = blocks[after + 1].kind if after + 1 < len(blocks) else ""
-    return after < len(blocks) and blocks[after].kind in ("code", "paragraph") and nxt == "item"
+    """Whether a list goes on after blocks of code or text inside one of its items (steps with
+    commands, an entry with its example)."""
+    return after > 0 and _list_end(blocks, after - 1) > after
+
+
+def _inside_item(block: Block) -> bool:
+    """Whether a block may belong to the list item above it: code, or a paragraph that does not
+    lead into a list of its own."""
+    if block.kind == "code":
+        return True
+    if block.kind != "paragraph":
+        return False
+    last = block.text.rstrip()
+    return not (last.endswith(":") or is_lead_in(last) or points_forward(last))
+
+
+def _list_end(blocks: list[Block], i: int) -> int:
+    """The index after the list starting at ``blocks[i]`` (if any), its items' own code and
+    paragraphs included: the list goes on wherever an item follows a few such blocks."""
+    end = i
+    while end < len(blocks):
+        if blocks[end].kind == "item":
+            end += 1
+            continue
+        k = end
+        while k < len(blocks) and k - end < _MAX_ITEM_BLOCKS and _inside_item(blocks[k]):
+            k += 1
+        if k < len(blocks) and blocks[k].kind == "item" and k > end and end > i:
+            end = k
+            continue
+        break
+    return end
 
 
 def _fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
