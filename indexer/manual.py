@@ -157,6 +157,7 @@ def parse_manual(
     *,
     title: str | None = None,
     front: bool = False,
+    front_sections: bool = True,
     furniture: Furniture | None = None,
     reuse: Reuse | None = None,
 ) -> ParsedDocument:
@@ -167,6 +168,8 @@ def parse_manual(
         title: The manual's title; with ``front``, by default the start page's.
         front: The first page is the book's start page: its title is the manual's and its
             text the manual's front matter, not a chapter.
+        front_sections: The start page's own sections are chapters (ahead of the other
+            pages); else its whole text is the front matter.
         furniture: The blocks repeated across the manual's HTML pages, left out of their text.
         reuse: Where the pages parsed before are kept: an unchanged page is not parsed again.
 
@@ -201,7 +204,7 @@ def parse_manual(
         section = sections.get(page.name)
         if section is None:
             if front_part is not None and page is front_part.page:
-                _graft_front(root, front_part)
+                _graft_front(root, front_part, sections=front_sections)
             continue
         parent = by_name.get(page.parent or "", root)
         parent.children.append(section)
@@ -283,12 +286,14 @@ def _page_section(part: _Part) -> Section:
     return section
 
 
-def _graft_front(root: Section, part: _Part) -> None:
-    """The start page's text is the manual's own body; its sub-headings become chapters."""
+def _graft_front(root: Section, part: _Part, *, sections: bool) -> None:
+    """The start page's text is the manual's own body; its sub-headings become chapters
+    (unless ``sections`` is off: then they stay in the front matter's text)."""
     parsed, off = part.parsed, part.offset
     titled = title_section(parsed.root, parsed.text) or parsed.root
     root.body_start = titled.body_start + off
-    root.children.extend(_shifted(c, off, 1) for c in titled.children)
+    if sections:
+        root.children.extend(_shifted(c, off, 1) for c in titled.children)
 
 
 def _close(section: Section, end: int) -> None:

@@ -55,6 +55,7 @@ class SiteReading:
     pages: list[SitePage]
     refused: list[tuple[str, str]] = field(default_factory=list)  # page name, reason
     furniture: Furniture = field(default_factory=Furniture)
+    start_sections: bool = True  # the start page's own sections are chapters
 
 
 def is_html_name(name: str) -> bool:
@@ -143,7 +144,7 @@ def _read_outline(site: Site, *, folder_refused: list[tuple[str, str]]) -> SiteR
         refused.extend(_unreached(site, placed | set(indexes), nested, chromes))
     ordered = [SitePage(start, site.raw[start])]
     ordered.extend(_flatten(outline, site.raw, None))
-    return SiteReading(generator.name, start, ordered, refused, furniture)
+    return SiteReading(generator.name, start, ordered, refused, furniture, generator.start_sections)
 
 
 def _unreached(

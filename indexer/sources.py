@@ -112,6 +112,7 @@ def _manual(
         furniture = reading.furniture
         title = None
         front = True
+        sections = reading.start_sections
     else:
         pages = [
             ManualPage(name, read(path)) for given in paths for path, name in _manual_files(given)
@@ -119,13 +120,16 @@ def _manual(
         furniture = None
         title = paths[0].name if len(paths) == 1 else doc_id
         front = False
+        sections = True
     if not pages:
         raise NotFoundError(f"{doc_id}: no files of a supported type to make a manual of")
     return Source(
         doc_id,
         doc_id,
         manual_revision(pages),
-        lambda: _parse_reusing(settings, pages, title=title, front=front, furniture=furniture),
+        lambda: _parse_reusing(
+            settings, pages, title=title, front=front, front_sections=sections, furniture=furniture
+        ),
     )
 
 

@@ -13,6 +13,11 @@ No generator's class names: every rule reads what the markup says or does.
   a Sphinx toctree, breadcrumbs, "Related Links". A short caption that only titles the list
   ("Table of Contents") goes with it.
 - **Permalinks**: a link of one symbol ("¶", "#") to an anchor.
+- **Skip links**: a link, before the page's first heading, to an anchor of the page at or
+  before that heading ("Skip to content", "Skip navigation links"): it jumps over the
+  page's chrome to its text.
+- **Pointers**: a link to another page standing alone between blocks, no text around it
+  ("Go to the documentation of this file."): it only points elsewhere.
 - **Furniture**: blocks that repeat across the pages of one manual
   (:mod:`indexer.parsers.html_furniture`), given by the caller.
 """
@@ -22,7 +27,7 @@ from __future__ import annotations
 from lxml import etree
 
 from indexer.parsers.html_dom import classes
-from indexer.parsers.html_furniture import Furniture, block_tags
+from indexer.parsers.html_furniture import Furniture
 
 _SEMANTIC_TAGS = frozenset({"nav", "aside", "form", "menu"})
 _SECTIONING = frozenset({"article", "section", "main"})
@@ -81,6 +86,8 @@ class PageChrome:
         self.furniture_blocks = 0
         self._mark_navigation_bars(root)
         self._mark_contents_lists(root)
+        self._mark_skip_links(root)
+        self._mark_pointers(root)
         if furniture is not None:
             self._mark_furniture(root, furniture)
 
@@ -122,17 +129,54 @@ class PageChrome:
             if _is_contents_list(lst):
                 self._marked.add(_with_caption(lst))
 
+    def _mark_skip_links(self, root: etree._Element) -> None:
+        links: list[tuple[int, etree._Element]] = []
+        ids: dict[str, int] = {}
+        heading = None
+        reach = -1  # the first heading, or the first one with an anchor when it has none
+        for at, el in enumerate(root.iter()):
+            if not isinstance(el.tag, str):
+                continue
+            name = el.get("id") or (el.get("name") if el.tag == "a" else None)
+            if name:
+                ids.setdefault(name, at)
+            if el.tag in _HEADING_TAGS:
+                heading = el if heading is None else heading
+                if name or el.find(".//a[@name]") is not None or el.find(".//*[@id]") is not None:
+                    reach = at
+                    break
+                reach = at
+            href = el.get("href") or ""
+            if heading is None and el.tag == "a" and href.startswith("#") and len(href) > 1:
+                links.append((at, el))
+        if heading is None:
+            return
+        above = {ids[n] for p in heading.iterancestors() if (n := p.get("id") or "") in ids}
+        for at, a in links:
+            target = ids.get((a.get("href") or "")[1:])
+            if target is not None and (at < target <= reach or target in above):
+                block = _block_of(a)
+                whole = block is not None and _letters(_text(block)) == _letters(_text(a))
+                self._marked.add(block if whole and block is not None else a)
+
+    def _mark_pointers(self, root: etree._Element) -> None:
+        for a in root.iter("a"):
+            href = (a.get("href") or "").strip()
+            if not href or href.startswith("#") or not is_internal(href) or not _text(a).strip():
+                continue
+            parent = a.getparent()
+            if parent is None or (a.tail or "").strip():
+                continue
+            prev = a.getprevious()
+            if ((prev.tail if prev is not None else parent.text) or "").strip():
+                continue
+            if any(isinstance(c.tag, str) and c.tag not in _INLINE for c in parent):
+                self._marked.add(a)
+
     def _mark_furniture(self, root: etree._Element, furniture: Furniture) -> None:
-        stack = [root]
-        while stack:
-            el = stack.pop()
-            if el in self._marked:
-                continue
-            if isinstance(el.tag, str) and el.tag in block_tags() and furniture.matches(el):
-                self._marked.add(el)
-                self.furniture_blocks += 1
-                continue
-            stack.extend(reversed(el))
+        for el in furniture.blocks(root, skips=self.skips):
+            self._marked.add(el)
+            self.furniture_blocks += 1
 
 
 def _is_permalink(a: etree._Element) -> bool:

@@ -11,6 +11,7 @@ class AsciiDoc:
     """A site map page's lists under its headings (NTPsec's "Site Map")."""
 
     name = "asciidoc"
+    start_sections = True
 
     def detect(self, site: Site) -> bool:
         meta = site.generator_meta(site.start).lower()

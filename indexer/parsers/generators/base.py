@@ -74,6 +74,9 @@ class Generator(Protocol):
     """A documentation generator's way of writing a manual's structure into its pages."""
 
     name: str
+    # Whether the start page's own sections are chapters; no when the pages its contents
+    # list are the chapters and its sections only introduce them (Sphinx's root toctree).
+    start_sections: bool
 
     def detect(self, site: Site) -> bool:
         """Whether the start page was written by this generator (its marks in the markup)."""

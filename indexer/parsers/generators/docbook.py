@@ -11,6 +11,7 @@ class DocBook:
     """DocBook's chunk tree, from the chunks' ``up`` links in their parent's contents order."""
 
     name = "docbook"
+    start_sections = True
 
     def detect(self, site: Site) -> bool:
         meta = site.generator_meta(site.start).lower()

@@ -35,6 +35,7 @@ class Doxygen:
     """The tree view's tree when there is one, else the menu bar's entries."""
 
     name = "doxygen"
+    start_sections = True
 
     def detect(self, site: Site) -> bool:
         meta = site.generator_meta(site.start).lower()

@@ -15,6 +15,7 @@ class Javadoc:
     """The package and class pages, reached from the overview by the caller's walk."""
 
     name = "javadoc"
+    start_sections = True
 
     def detect(self, site: Site) -> bool:
         raw = site.raw.get(site.start, b"")[:4096]

@@ -68,13 +68,19 @@ def _own_links(item: etree._Element) -> list[etree._Element]:
 
 
 def _own_text(item: etree._Element) -> str:
+    """The item's label: its text before its nested lists (and before a block holding them,
+    such as a menu section's own ``nav``)."""
     parts = [item.text or ""]
     for child in item:
-        if isinstance(child.tag, str) and child.tag in _LISTS:
+        if isinstance(child.tag, str) and (child.tag in _LISTS or _holds_list(child)):
             break
         parts.append("".join(child.itertext()))
         parts.append(child.tail or "")
     return " ".join("".join(parts).split())
+
+
+def _holds_list(el: etree._Element) -> bool:
+    return next(el.iter(*_LISTS), None) is not None
 
 
 def _nested_lists(item: etree._Element) -> list[etree._Element]:

@@ -10,6 +10,7 @@ class MkDocs:
     """The navigation menu (sections as groups), from the start page."""
 
     name = "mkdocs"
+    start_sections = True
 
     def detect(self, site: Site) -> bool:
         head = site.raw.get(site.start, b"")
@@ -17,4 +18,15 @@ class MkDocs:
         return "mkdocs" in site.generator_meta(site.start).lower() or b"search/main.js" in head
 
     def outline(self, site: Site) -> list[Entry]:
-        return [e for e in largest_list(site, site.start) if e.page != site.start]
+        out: list[Entry] = []
+        for entry in largest_list(site, site.start):
+            if entry.page == site.start:
+                continue
+            if entry.page is None and any(c.page == site.start for c in entry.children):
+                # the section holding the start page is the manual itself (its label the
+                # project's name, the menu holding other projects' sites): its pages are
+                # the chapters
+                out.extend(c for c in entry.children if c.page != site.start)
+                continue
+            out.append(entry)
+        return out

@@ -19,6 +19,7 @@ class Generic:
     map page, else the start page's largest list of pages."""
 
     name = "generic"
+    start_sections = True
 
     def detect(self, site: Site) -> bool:
         return True

@@ -21,6 +21,7 @@ class Sphinx:
     """
 
     name = "sphinx"
+    start_sections = False
 
     def detect(self, site: Site) -> bool:
         meta = site.generator_meta(site.start).lower()

@@ -10,6 +10,7 @@ class Texinfo:
     """Texinfo's node tree, from the nodes' ``Up`` links in their menus' order."""
 
     name = "texinfo"
+    start_sections = True
 
     def detect(self, site: Site) -> bool:
         head = site.raw.get(site.start, b"")

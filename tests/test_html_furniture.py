@@ -1,0 +1,100 @@
+"""Furniture and chrome of HTML manuals: what repeats at a page's edge or only points elsewhere
+goes; what repeats inside a page's own text stays (docs/html-manuals.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from indexer.manual import ManualPage, parse_manual
+from indexer.parsers.html import parse_html
+from indexer.sources import read_html_manual
+
+
+def _step(n: int, own: str) -> str:
+    return (
+        "<html><body>"
+        '<div class="top"><a href="index.html">Widget tutorial</a> version 2.1 of the guide</div>'
+        f"<h1>Step {n}: {own.title()}</h1>"
+        f"<p>This step covers {own} in detail, unlike any other step.</p>"
+        "<p>Build the project, then run the tests from the build folder.</p>"
+        f"<p>The {own} work ends here; the next step builds on it.</p>"
+        '<div class="foot">Copyright 2024 the widget authors, all rights reserved.</div>'
+        "</body></html>"
+    )
+
+
+def _site(tmp_path: Path) -> Path:
+    site = tmp_path / "guide"
+    site.mkdir()
+    names = ["valves", "pumps", "seals", "gauges"]
+    links = "".join(f'<li><a href="s{i}.html">Step {i}</a></li>' for i in range(1, 5))
+    (site / "index.html").write_text(
+        f"<html><body><h1>Widget tutorial</h1><p>Four steps.</p><ol>{links}</ol></body></html>"
+    )
+    for i, own in enumerate(names, start=1):
+        (site / f"s{i}.html").write_text(_step(i, own))
+    return site
+
+
+def _text(site: Path) -> str:
+    found = read_html_manual([site])
+    assert found is not None
+    reading, _ = found
+    pages = [ManualPage(p.name, p.data, p.parent, title=p.title) for p in reading.pages]
+    return parse_manual(pages, front=True, furniture=reading.furniture).text
+
+
+def test_a_block_repeated_at_the_pages_edges_is_furniture(tmp_path: Path) -> None:
+    text = _text(_site(tmp_path))
+    assert "Copyright" not in text and "version 2.1 of the guide" not in text
+    assert text.count("This step covers") == 4
+
+
+def test_a_block_repeated_inside_the_pages_own_text_stays(tmp_path: Path) -> None:
+    # the same instruction on every step, between the step's own paragraphs: the manual's text
+    text = _text(_site(tmp_path))
+    assert text.count("Build the project, then run the tests from the build folder.") == 4
+
+
+def test_a_repeated_block_around_a_pages_title_keeps_the_title(tmp_path: Path) -> None:
+    site = _site(tmp_path)
+    # a package page: its header block holds only its title, which is also the line above
+    # every class of the package
+    for i in range(1, 5):
+        page = (site / f"s{i}.html").read_text()
+        page = page.replace('<div class="top">', '<div class="pkg">Package widgets.core</div><div>')
+        (site / f"s{i}.html").write_text(page)
+    (site / "p.html").write_text(
+        '<html><body><div class="header"><h1>Package widgets.core</h1></div>'
+        "<p>The core classes of the widgets.</p></body></html>"
+    )
+    index = (
+        (site / "index.html").read_text().replace("</ol>", '<li><a href="p.html">P</a></li></ol>')
+    )
+    (site / "index.html").write_text(index)
+    text = _text(site)
+    assert text.count("Package widgets.core") == 1  # the package page's title, not each class's
+
+
+def test_a_skip_link_to_the_pages_main_heading_is_chrome() -> None:
+    page = (
+        b'<html><body><div><a href="#intro" class="x">Skip to content</a></div>'
+        b'<div class="menu">Site</div><article><h1>Title</h1><h2 id="intro">Intro</h2>'
+        b'<p>The body text. See <a href="#later">later</a>.</p><h2 id="later">Later</h2>'
+        b"<p>More.</p></article></body></html>"
+    )
+    text = parse_html(page, filename="p.html").text
+    assert "Skip to content" not in text
+    assert "See later." in text  # a link inside the text is no skip link
+
+
+def test_a_lone_link_between_blocks_is_a_pointer_not_text() -> None:
+    page = (
+        b'<html><body><div class="title">widget.h</div><div class="contents">'
+        b'<a href="widget_8h.html">Go to the documentation of this file.</a>'
+        b'<div class="fragment"><div class="line">int widget_open(void);</div></div>'
+        b'<p>Read <a href="other.html">the other page</a> too.</p></div></body></html>'
+    )
+    text = parse_html(page, filename="widget_8h_source.html").text
+    assert "Go to the documentation" not in text
+    assert "int widget_open(void);" in text and "Read the other page too." in text
