@@ -122,13 +122,15 @@ def rule_flags(linter: Linter, case: Case) -> tuple[LintFlag, ...]:
     return tuple(flags)
 
 
-def run(limit: int) -> dict[str, Any]:
+def run(limit: int, sets: tuple[str, ...] = ("planted", "read")) -> dict[str, Any]:
     settings = Settings()
     linter = Linter.from_settings(settings)
     judge = the_judge(settings)
     shipped = settings.lint_min_confidence
     result: dict[str, Any] = {"judge": judge.name, "limit_per_set": limit, "sets": {}}
-    for name, cases in (("planted", planted_cases()), ("read", read_cases())):
+    loaders = {"planted": planted_cases, "read": read_cases}
+    for name in sets:
+        cases = loaders[name]()
         chosen = sample(cases, limit)
         started = time.perf_counter()
         answers = judge.judge_many([(c.summary, list(c.sources)) for c in chosen])
@@ -164,8 +166,10 @@ def run(limit: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, default=80, help="summaries judged per set")
+    parser.add_argument("--sets", default="planted,read", help="planted, read or both")
     args = parser.parse_args()
-    print(json.dumps(run(args.limit), indent=1))
+    sets = tuple(s for s in args.sets.split(",") if s)
+    print(json.dumps(run(args.limit, sets), indent=1))
 
 
 if __name__ == "__main__":
