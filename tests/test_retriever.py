@@ -8,6 +8,7 @@ import gc
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from indexer.index import Index
 from indexer.settings import Settings
 from indexer.summarizers.base import SummaryRequest, SummaryResult
 from indexer.summarizers.extractive import ExtractiveSummarizer
+from retriever.lexical import Postings
 from retriever.retriever import Retriever
 from retriever.snapshot import take_snapshot
 from retriever.tokenize import tokenize
@@ -112,24 +114,17 @@ def test_tokenizer_stems_inflections_alike() -> None:
     assert tokenize("bearings") == tokenize("bearing")
 
 
-def test_vectorized_bm25_matches_bm25s() -> None:
+def _bm25_pair(corpus: list[str]) -> tuple[Any, Any, dict[str, int]]:
+    """Postings and bm25s's own index over the same tokenized corpus."""
     import bm25s
 
-    from retriever.lexical import bm25_class
-
-    corpus = [
-        "replace the mechanical seal with kit PX-2010-A",
-        "impeller nut torque 95 N·m",
-        "error E-17 motor power low, the pump ran dry",
-        "seal seal seal leak",
-    ]
     docs = [tokenize(c) for c in corpus]
     vocab: dict[str, int] = {}
     for d in docs:
         for t in d:
             vocab.setdefault(t, len(vocab))
     bags = [Counter(vocab[t] for t in d) for d in docs]
-    ours = bm25_class()()
+    ours = Postings()
     ours.index_pairs(
         docs=np.repeat(np.arange(len(docs)), [len(b) for b in bags]),
         tokens=np.array([t for b in bags for t in b]),
@@ -140,15 +135,44 @@ def test_vectorized_bm25_matches_bm25s() -> None:
     ref = bm25s.BM25()
     ref.index(([[vocab[t] for t in d] for d in docs], vocab), create_empty_token=False,
               show_progress=False)  # fmt: skip
+    return ours, ref, vocab
+
+
+_BM25_CORPUS = [
+    "replace the mechanical seal with kit PX-2010-A",
+    "impeller nut torque 95 N·m",
+    "error E-17 motor power low, the pump ran dry",
+    "seal seal seal leak",
+]
+
+
+def test_vectorized_bm25_matches_bm25s() -> None:
+    ours, ref, vocab = _bm25_pair(_BM25_CORPUS)
     for query in ("seal kit", "e-17 pump", "torque"):
         ids = [vocab[t] for t in tokenize(query) if t in vocab]
         expected = ref.get_scores_from_ids(ids)
-        assert np.allclose(ours.get_scores_from_ids(ids), expected)
         assert np.allclose(ours.scores_of(ids), expected)
         # bm25s's public ranking: the same documents with the same scores
-        top, top_scores = ref.retrieve([ids], k=len(docs), show_progress=False)
+        top, top_scores = ref.retrieve([ids], k=len(_BM25_CORPUS), show_progress=False)
         assert np.allclose(ours.scores_of(ids)[top[0]], top_scores[0])
         assert top_scores[0].max() > 0
+
+
+def test_postings_files_are_read_both_ways_with_bm25s(tmp_path: Path) -> None:
+    """An index saved before (by bm25s) still loads, and bm25s reads what Postings saves."""
+    import bm25s
+
+    ours, ref, vocab = _bm25_pair(_BM25_CORPUS)
+    ours.save(tmp_path / "ours")
+    ref.save(str(tmp_path / "ref"), show_progress=False)
+    theirs_of_ours = bm25s.BM25.load(str(tmp_path / "ours"), show_progress=False)
+    ours_of_theirs = Postings.load(tmp_path / "ref")
+    assert ours_of_theirs.vocab_dict == theirs_of_ours.vocab_dict == vocab
+    for query in ("seal kit", "e-17 pump", "torque"):
+        ids = [vocab[t] for t in tokenize(query) if t in vocab]
+        expected = ref.get_scores_from_ids(ids)
+        assert np.allclose(theirs_of_ours.get_scores_from_ids(ids), expected)
+        assert np.allclose(ours_of_theirs.scores_of(ids), expected)
 
 
 # results and provenance ------------------------------------------------------------------------
