@@ -102,8 +102,7 @@ class LexicalIndex:
         if scored is None:
             return []
         state, scores = scored
-        mask = self._mask(state, builds, kinds)
-        return _top(scores * mask if mask is not None else scores, state, n)
+        return _top(scores, _positive(scores), self._mask(state, builds, kinds), state, n)
 
     def search_kinds(
         self,
@@ -121,9 +120,9 @@ class LexicalIndex:
         if scored is None:
             return out
         state, scores = scored
+        rows = _positive(scores)
         for kind in kinds:
-            mask = self._mask(state, builds, frozenset({kind}))
-            out[kind] = _top(scores * mask if mask is not None else scores, state, n)
+            out[kind] = _top(scores, rows, self._mask(state, builds, frozenset({kind})), state, n)
         return out
 
     def _scores(self, query: str, snapshot: Snapshot, n: int) -> tuple[_State, np.ndarray] | None:
@@ -149,7 +148,7 @@ class LexicalIndex:
                 mask &= ~state.summary
             if "passage" not in kinds:
                 mask &= state.summary
-            value = None if bool(mask.all()) else mask.astype(np.float32)
+            value = None if bool(mask.all()) else mask
             if len(state.masks) > 64:
                 state.masks.clear()
             state.masks[key] = value
@@ -304,11 +303,30 @@ def _stale(path: Path) -> bool:
         return False
 
 
-def _top(scores: np.ndarray, state: _State, n: int) -> list[tuple[str, float]]:
-    n = min(n, len(scores))
-    top = np.argpartition(-scores, n - 1)[:n]
-    top = top[np.argsort(-scores[top], kind="stable")]
-    return [(str(state.node_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
+def _positive(scores: np.ndarray) -> np.ndarray:
+    """The rows that match the query at all (a score above 0), in row order."""
+    return np.flatnonzero(scores > 0)
+
+
+def _top(
+    scores: np.ndarray, rows: np.ndarray, mask: np.ndarray | None, state: _State, n: int
+) -> list[tuple[str, float]]:
+    """The ``n`` best of the matching ``rows`` that ``mask`` keeps, best first, equal scores
+    in row order. Selects among the matching rows only (a third of the index for a typical
+    question) instead of sorting out the whole index once per kind."""
+    if mask is not None:
+        rows = rows[mask[rows]]
+    values = scores[rows]
+    if len(rows) > n:
+        cut = len(values) - n
+        nth = np.partition(values, cut)[cut]
+        above = np.flatnonzero(values > nth)
+        ties = np.flatnonzero(values == nth)[: n - len(above)]
+        keep = np.sort(np.concatenate([above, ties]))
+        rows, values = rows[keep], values[keep]
+    order = np.lexsort((rows, -values))
+    node_ids = state.node_ids
+    return [(str(node_ids[rows[i]]), float(values[i])) for i in order]
 
 
 def _load(path: Path, generation: tuple[tuple[str, int], ...]) -> _State:

@@ -158,6 +158,27 @@ def test_vectorized_bm25_matches_bm25s() -> None:
         assert top_scores[0].max() > 0
 
 
+def test_lexical_top_is_a_full_sort_with_ties_in_row_order() -> None:
+    from retriever.lexical import _positive, _State, _top
+
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 6, size=500).astype(np.float64)  # many ties, many zeros
+    summary = rng.random(500) < 0.3
+    state = _State(
+        generation=(),
+        bm25=Postings(),
+        node_ids=np.array([f"n{i}" for i in range(500)]),
+        builds=np.zeros(500, dtype=np.int64),
+        summary=summary,
+    )
+    for mask in (None, summary, ~summary):
+        for n in (1, 7, 40, 1000):
+            rows = [i for i in range(500) if scores[i] > 0 and (mask is None or mask[i])]
+            expected = sorted(rows, key=lambda i: (-scores[i], i))[:n]
+            got = _top(scores, _positive(scores), mask, state, n)
+            assert got == [(f"n{i}", float(scores[i])) for i in expected]
+
+
 def test_postings_files_are_read_both_ways_with_bm25s(tmp_path: Path) -> None:
     """An index saved before (by bm25s) still loads, and bm25s reads what Postings saves."""
     import bm25s
@@ -254,6 +275,24 @@ def test_first_answer_freezes_what_the_process_loaded(
     ask(retriever, "seal")
     # once per process, not per query (frozen objects that die leave the count)
     assert gc.get_freeze_count() <= frozen
+
+
+def test_caches_that_grew_are_frozen_again_after_a_young_collection(
+    retriever: Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from retriever import heap
+
+    ask(retriever, "pump")  # settled
+    gc.unfreeze()
+    monkeypatch.setattr(heap, "_grown", 0)
+    ask(retriever, "seal")
+    assert gc.get_freeze_count() == 0  # the caches did not grow enough: nothing frozen
+    young = gc.get_stats()[1]["collections"]
+    heap.kept(heap.FREEZE_EVERY)
+    ask(retriever, "impeller")
+    assert gc.get_freeze_count() > 1000
+    assert gc.get_stats()[1]["collections"] > young
+    assert heap._grown == 0
 
 
 # bad queries -------------------------------------------------------------------------------
