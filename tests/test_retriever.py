@@ -452,3 +452,25 @@ def test_a_sweep_passes_over_lexical_folders_that_vanish_under_it(tmp_path: Any)
     fresh.mkdir()
     assert _stale(old) and not _stale(fresh)
     assert _stale(tmp_path / ".tmp-renamed-meanwhile") is False
+
+
+def test_threads_share_a_snapshot_until_the_served_builds_change(tmp_path: Path) -> None:
+    from retriever.snapshot import SnapshotSource
+
+    index = Index(Settings(store=tmp_path / "store", embedder="hashing"))
+    (tmp_path / "a.md").write_text("# Pump\n\nThe impeller clearance is 0.3 mm.\n")
+    assert index.ingest_paths([tmp_path / "a.md"]).ok
+    source = SnapshotSource(index.catalog)
+    seen: list[object] = []
+    worker = threading.Thread(target=lambda: seen.append(source.take()))
+    worker.start()
+    worker.join()
+    first = source.take()
+    assert seen == [first]  # the same object: read once for both threads
+    (tmp_path / "b.md").write_text("# Valve\n\nClose the valve before service.\n")
+    assert index.ingest_paths([tmp_path / "b.md"]).ok
+    second = source.take()
+    assert second is not first
+    assert set(second.documents) == set(first.documents) | {"b.md"} != set(first.documents)
+    assert second.generation == take_snapshot(index.catalog).generation
+    index.close()
