@@ -1,13 +1,13 @@
-"""Query latency on a corpus scaled to 100k passages, against the floor measured in the same run.
+"""Query latency on a corpus scaled to 150k passages, against the floor measured in the same run.
 
 Corpus: the fixture manuals are ingested once for real (all-MiniLM-L6-v2, extractive summaries),
-then every document is replicated with varied text until there are 100,000 passages: each copy
+then every document is replicated with varied text until there are 150,000 passages: each copy
 renumbers every digit through its own permutation (part numbers, values, section numbers:
 length-preserving, so character spans stay exact and BM25 sees a vocabulary that grows with the
 corpus), and every passage and summary vector is its source vector plus Gaussian noise (cosine
-about 0.9), so Chroma holds 100k passage and ~45k summary vectors with the real topic structure.
-Rows are written straight into SQLite and Chroma (embedding 100k passages would take over an
-hour). The corpus is cached in the temp folder, keyed by the fixtures' content.
+about 0.9), so Chroma holds 150k passage and ~70k summary vectors with the real topic structure.
+Rows are written straight into SQLite and Chroma (embedding 150k passages would take hours).
+The corpus is cached in the temp folder, keyed by the fixtures' content.
 
 Measured, each over distinct questions (the fixture questions, renumbered per copy):
 - ``floor``: encoding the query plus one raw Chroma query (the unavoidable part);
@@ -17,6 +17,9 @@ Measured, each over distinct questions (the fixture questions, renumbered per co
 - the reranker's cost per candidate, the BM25 index build (full and after one new revision);
 - query encoding with 1 and 2 torch threads, as is and with one more process holding a core
   (``torch_threads`` default).
+
+Targets (issue 36): p50 within 1.3x the floor, p99 within 100 ms (single client and 8 clients);
+the load average before and after the measurements is recorded beside them.
 
 ``python -m benchmarks.run retriever``.
 """
@@ -40,12 +43,12 @@ import numpy as np
 
 from benchmarks.common import FIXTURES, peak_rss_mb, timed
 
-TARGET_PASSAGES = int(os.environ.get("OVERSTORY_BENCH_PASSAGES", "100000"))
+TARGET_PASSAGES = int(os.environ.get("OVERSTORY_BENCH_PASSAGES", "150000"))
 NOISE = 0.45  # norm of the added noise vector: cosine to the source vector ≈ 0.91
 CLIENTS = 8
 SINGLE_QUERIES = 150
 CONCURRENT_QUERIES = 400
-CROSS_ENCODER_QUERIES = 30
+CROSS_ENCODER_QUERIES = int(os.environ.get("OVERSTORY_BENCH_CE_QUERIES", "30"))
 CACHE_VERSION = "retriever-bench-v1"
 
 
@@ -67,7 +70,7 @@ def _cache_root() -> Path:
 
 
 def corpus() -> tuple[Path, dict[str, Any]]:
-    """The 100k-passage store (built, or reused from the temp folder) and how it was made."""
+    """The scaled store (built, or reused from the temp folder) and how it was made."""
     root = _cache_root()
     store = root / "store"
     info_file = root / "corpus.json"
@@ -330,6 +333,7 @@ def main() -> dict[str, Any]:
 
     store, info = corpus()
     result: dict[str, Any] = {"corpus": info, "cpus": os.cpu_count()}
+    load_before = os.getloadavg()[0]
     settings = Settings(store=store)
     index = Index(settings)
     embedder = MiniLMEmbedder(threads=settings.torch_threads)
@@ -396,12 +400,19 @@ def main() -> dict[str, Any]:
             (s["query_offline_reranker"]["p50_ms"] - s["query_no_reranker"]["p50_ms"]) / n, 3
         ),
     }
+    c = result["concurrent"]["query_no_reranker"]
+    cf = result["concurrent"]["floor_encode_plus_chroma"]
     result["targets"] = {
         "p50_no_reranker_over_floor": round(s["query_no_reranker"]["p50_ms"] / f["p50_ms"], 2),
-        "p50_within_2x_floor": s["query_no_reranker"]["p50_ms"] <= 2 * f["p50_ms"],
+        "p50_within_1_3x_floor": s["query_no_reranker"]["p50_ms"] <= 1.3 * f["p50_ms"],
         "p99_no_reranker_ms": s["query_no_reranker"]["p99_ms"],
         "p99_within_100ms": s["query_no_reranker"]["p99_ms"] <= 100,
+        "concurrent_p50_over_floor": round(c["p50_ms"] / cf["p50_ms"], 2),
+        "concurrent_p99_ms": c["p99_ms"],
+        "concurrent_p99_within_100ms": c["p99_ms"] <= 100,
+        "concurrent_floor_p99_ms": cf["p99_ms"],
     }
+    result["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     result["encode_threads"] = encode_threads(embedder, single)
     result["peak_rss_mb"] = round(peak_rss_mb(), 1)
     return result

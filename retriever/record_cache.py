@@ -15,8 +15,12 @@ from typing import TypeVar
 
 from indexer.store.catalog import Catalog
 from indexer.store.records import NodeRecord
+from retriever import heap
 
 V = TypeVar("V")
+
+# A cached entry is a record with its heading tuple (and a list by vector id): about four objects.
+_OBJECTS_PER_ENTRY = 4
 
 
 class RecordCache:
@@ -34,6 +38,7 @@ class RecordCache:
         """Serve ``generation``, dropping what was cached for another one (call locked)."""
         if generation != self._generation:
             self._generation = generation
+            heap.kept(-_OBJECTS_PER_ENTRY * (len(self._vectors) + len(self._nodes)))
             self._vectors.clear()
             self._nodes.clear()
 
@@ -85,9 +90,11 @@ class RecordCache:
             fresh = fetch(missing)
             with self._lock:
                 if self._generation == generation:
+                    size = len(cache)
                     cache.update(fresh)
                     while len(cache) > self.max_entries:
                         cache.popitem(last=False)
+                    heap.kept(_OBJECTS_PER_ENTRY * (len(cache) - size))
             known.update(fresh)
         return known
 

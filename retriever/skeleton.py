@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 
 from indexer.store.catalog import Catalog
 from indexer.store.records import NodeRecord
+from retriever import heap
 from retriever.names import heading_parts, node_name
+
+# A kept inner node is its record, heading tuple and index entries (about six objects).
+_OBJECTS_PER_NODE = 6
 
 
 @dataclass
@@ -65,11 +69,13 @@ class Skeletons:
                 return found
         build = _Build.of(self.catalog.nodes.records_of_build(build_id, inner=True))
         with self._lock:
+            held = self._held
             self._builds[build_id] = build
             self._held += len(build.nodes)
             while self._held > self.max_nodes and len(self._builds) > 1:
                 _, dropped = self._builds.popitem(last=False)
                 self._held -= len(dropped.nodes)
+            heap.kept(_OBJECTS_PER_NODE * (self._held - held))
         return build
 
     def named(

@@ -10,13 +10,30 @@ library is a dependency, and a light stemmer loses less precision on technical v
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import unicodedata
 from functools import lru_cache
 
-from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-_STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | {"also", "may", "must", "would", "could", "use"}
+def _bm25s_stopwords() -> frozenset[str]:
+    """bm25s's English stop words, read from its ``stopwords`` module alone: importing the
+    package imports scipy, half a second of a cold ``overstory query``."""
+    package = importlib.util.find_spec("bm25s")
+    if package is None or not package.submodule_search_locations:
+        raise ImportError("bm25s is not installed: pip install bm25s")
+    spec = importlib.util.spec_from_file_location(
+        "_overstory_bm25s_stopwords",
+        f"{list(package.submodule_search_locations)[0]}/stopwords.py",
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError("bm25s.stopwords not found: pip install --upgrade bm25s")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return frozenset(module.STOPWORDS_EN_PLUS)
+
+
+_STOPWORDS = _bm25s_stopwords() | {"also", "may", "must", "would", "could", "use"}
 _CODE = re.compile(r"[^\W_]+(?:[-./:][^\W_]+)*")
 _PART = re.compile(r"[-./:]")
 

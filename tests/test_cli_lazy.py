@@ -40,10 +40,13 @@ HEAVY = (
     "retriever",
     "api.service.wiring",
 )
-# What ``query`` needs none of (it needs the vector store, numpy and the lexical index).
+# What ``query`` needs none of (it needs the vector store, numpy and the lexical index, whose
+# postings it reads with numpy alone).
 NOT_FOR_QUERY = (
     "torch",
     "sklearn",
+    "scipy",
+    "bm25s",
     "fastapi",
     "uvicorn",
     "pypdf",

@@ -8,6 +8,7 @@ import gc
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from indexer.index import Index
 from indexer.settings import Settings
 from indexer.summarizers.base import SummaryRequest, SummaryResult
 from indexer.summarizers.extractive import ExtractiveSummarizer
+from retriever.lexical import Postings
 from retriever.retriever import Retriever
 from retriever.snapshot import take_snapshot
 from retriever.tokenize import tokenize
@@ -112,24 +114,17 @@ def test_tokenizer_stems_inflections_alike() -> None:
     assert tokenize("bearings") == tokenize("bearing")
 
 
-def test_vectorized_bm25_matches_bm25s() -> None:
+def _bm25_pair(corpus: list[str]) -> tuple[Any, Any, dict[str, int]]:
+    """Postings and bm25s's own index over the same tokenized corpus."""
     import bm25s
 
-    from retriever.lexical import bm25_class
-
-    corpus = [
-        "replace the mechanical seal with kit PX-2010-A",
-        "impeller nut torque 95 N·m",
-        "error E-17 motor power low, the pump ran dry",
-        "seal seal seal leak",
-    ]
     docs = [tokenize(c) for c in corpus]
     vocab: dict[str, int] = {}
     for d in docs:
         for t in d:
             vocab.setdefault(t, len(vocab))
     bags = [Counter(vocab[t] for t in d) for d in docs]
-    ours = bm25_class()()
+    ours = Postings()
     ours.index_pairs(
         docs=np.repeat(np.arange(len(docs)), [len(b) for b in bags]),
         tokens=np.array([t for b in bags for t in b]),
@@ -140,15 +135,65 @@ def test_vectorized_bm25_matches_bm25s() -> None:
     ref = bm25s.BM25()
     ref.index(([[vocab[t] for t in d] for d in docs], vocab), create_empty_token=False,
               show_progress=False)  # fmt: skip
+    return ours, ref, vocab
+
+
+_BM25_CORPUS = [
+    "replace the mechanical seal with kit PX-2010-A",
+    "impeller nut torque 95 N·m",
+    "error E-17 motor power low, the pump ran dry",
+    "seal seal seal leak",
+]
+
+
+def test_vectorized_bm25_matches_bm25s() -> None:
+    ours, ref, vocab = _bm25_pair(_BM25_CORPUS)
     for query in ("seal kit", "e-17 pump", "torque"):
         ids = [vocab[t] for t in tokenize(query) if t in vocab]
         expected = ref.get_scores_from_ids(ids)
-        assert np.allclose(ours.get_scores_from_ids(ids), expected)
         assert np.allclose(ours.scores_of(ids), expected)
         # bm25s's public ranking: the same documents with the same scores
-        top, top_scores = ref.retrieve([ids], k=len(docs), show_progress=False)
+        top, top_scores = ref.retrieve([ids], k=len(_BM25_CORPUS), show_progress=False)
         assert np.allclose(ours.scores_of(ids)[top[0]], top_scores[0])
         assert top_scores[0].max() > 0
+
+
+def test_lexical_top_is_a_full_sort_with_ties_in_row_order() -> None:
+    from retriever.lexical import _positive, _State, _top
+
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 6, size=500).astype(np.float64)  # many ties, many zeros
+    summary = rng.random(500) < 0.3
+    state = _State(
+        generation=(),
+        bm25=Postings(),
+        node_ids=np.array([f"n{i}" for i in range(500)]),
+        builds=np.zeros(500, dtype=np.int64),
+        summary=summary,
+    )
+    for mask in (None, summary, ~summary):
+        for n in (1, 7, 40, 1000):
+            rows = [i for i in range(500) if scores[i] > 0 and (mask is None or mask[i])]
+            expected = sorted(rows, key=lambda i: (-scores[i], i))[:n]
+            got = _top(scores, _positive(scores), mask, state, n)
+            assert got == [(f"n{i}", float(scores[i])) for i in expected]
+
+
+def test_postings_files_are_read_both_ways_with_bm25s(tmp_path: Path) -> None:
+    """An index saved before (by bm25s) still loads, and bm25s reads what Postings saves."""
+    import bm25s
+
+    ours, ref, vocab = _bm25_pair(_BM25_CORPUS)
+    ours.save(tmp_path / "ours")
+    ref.save(str(tmp_path / "ref"), show_progress=False)
+    theirs_of_ours = bm25s.BM25.load(str(tmp_path / "ours"), show_progress=False)
+    ours_of_theirs = Postings.load(tmp_path / "ref")
+    assert ours_of_theirs.vocab_dict == theirs_of_ours.vocab_dict == vocab
+    for query in ("seal kit", "e-17 pump", "torque"):
+        ids = [vocab[t] for t in tokenize(query) if t in vocab]
+        expected = ref.get_scores_from_ids(ids)
+        assert np.allclose(theirs_of_ours.get_scores_from_ids(ids), expected)
+        assert np.allclose(ours_of_theirs.scores_of(ids), expected)
 
 
 # results and provenance ------------------------------------------------------------------------
@@ -230,6 +275,24 @@ def test_first_answer_freezes_what_the_process_loaded(
     ask(retriever, "seal")
     # once per process, not per query (frozen objects that die leave the count)
     assert gc.get_freeze_count() <= frozen
+
+
+def test_caches_that_grew_are_frozen_again_after_a_young_collection(
+    retriever: Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from retriever import heap
+
+    ask(retriever, "pump")  # settled
+    gc.unfreeze()
+    monkeypatch.setattr(heap, "_grown", 0)
+    ask(retriever, "seal")
+    assert gc.get_freeze_count() == 0  # the caches did not grow enough: nothing frozen
+    young = gc.get_stats()[1]["collections"]
+    heap.kept(heap.FREEZE_EVERY)
+    ask(retriever, "impeller")
+    assert gc.get_freeze_count() > 1000
+    assert gc.get_stats()[1]["collections"] > young
+    assert heap._grown == 0
 
 
 # bad queries -------------------------------------------------------------------------------
@@ -389,3 +452,25 @@ def test_a_sweep_passes_over_lexical_folders_that_vanish_under_it(tmp_path: Any)
     fresh.mkdir()
     assert _stale(old) and not _stale(fresh)
     assert _stale(tmp_path / ".tmp-renamed-meanwhile") is False
+
+
+def test_threads_share_a_snapshot_until_the_served_builds_change(tmp_path: Path) -> None:
+    from retriever.snapshot import SnapshotSource
+
+    index = Index(Settings(store=tmp_path / "store", embedder="hashing"))
+    (tmp_path / "a.md").write_text("# Pump\n\nThe impeller clearance is 0.3 mm.\n")
+    assert index.ingest_paths([tmp_path / "a.md"]).ok
+    source = SnapshotSource(index.catalog)
+    seen: list[object] = []
+    worker = threading.Thread(target=lambda: seen.append(source.take()))
+    worker.start()
+    worker.join()
+    first = source.take()
+    assert seen == [first]  # the same object: read once for both threads
+    (tmp_path / "b.md").write_text("# Valve\n\nClose the valve before service.\n")
+    assert index.ingest_paths([tmp_path / "b.md"]).ok
+    second = source.take()
+    assert second is not first
+    assert set(second.documents) == set(first.documents) | {"b.md"} != set(first.documents)
+    assert second.generation == take_snapshot(index.catalog).generation
+    index.close()
