@@ -1,7 +1,7 @@
 """The judged summary benchmark: ``python -m benchmarks.summaries.run packets|collect|score``.
 
-- ``packets [--split tuning|held_out|all] [--systems a,b]``: ingest the manuals (once), sample
-  the nodes, summarize them with each system and write a blind packet per node for the
+- ``packets [--split tuning|held_out|fresh|all] [--systems a,b]``: ingest the manuals (once),
+  sample the nodes, summarize them with each system and write a blind packet per node for the
   summaries that have no verdict yet (``.bench-cache/summaries/packets/``).
 - ``collect``: add the judges' verdicts (``.bench-cache/summaries/judged/``) to
   ``benchmarks/summaries/judgments.jsonl``.
