@@ -19,7 +19,7 @@ from indexer.index import Index
 from indexer.settings import Settings
 from indexer.summarizers.base import SummaryRequest, SummaryResult
 from indexer.summarizers.extractive import ExtractiveSummarizer
-from retriever.lexical import Postings
+from retriever.postings import Postings
 from retriever.retriever import Retriever
 from retriever.snapshot import take_snapshot
 from retriever.tokenize import tokenize
