@@ -84,3 +84,30 @@ def test_a_quote_whose_antecedent_or_list_the_summary_also_quotes_is_not_flagged
         _cite("a 13 mm spanner", "a 13 mm spanner"),
     ]
     assert not any(r.startswith("dependency.") for r in _rules(*summary))
+
+
+def test_a_lead_in_and_its_labelled_items_are_checked_against_every_item() -> None:
+    text = (
+        "Colors\n\nFirst check that your TERM variable is correct, recommended values are:\n\n"
+        "- under screen: screen-256color\n\n- under tmux: screen-256color or tmux-256color\n\n"
+        "- outside screen/tmux: xterm-256color, rxvt-256color\n"
+    )
+    quoted = [
+        "First check that your TERM variable is correct, recommended values are:",
+        "under screen: screen-256color",
+        "under tmux: screen-256color or tmux-256color",
+        "outside screen/tmux: xterm-256color, rxvt-256color",
+    ]
+    spans = tuple(ResolvedSpan(text.index(q), text.index(q) + len(q)) for q in quoted)
+    summary = (
+        "First check that your TERM variable is correct, recommended values are: under screen: "
+        "screen-256color; under tmux: screen-256color or tmux-256color; outside screen/tmux: "
+        "xterm-256color, rxvt-256color."
+    )
+    # The lead-in and the items' own labels are the statement, not names to take off with
+    # their spans: every item's value is in what the sentence cites.
+    flags = lint_sentences(Linter(None), [ResolvedSentence(summary, spans, "lead")], text, [])
+    assert [f.rule for f in flags] == []
+    changed = summary.replace("or tmux-256color", "or tmux-88color")
+    flags = lint_sentences(Linter(None), [ResolvedSentence(changed, spans, "lead")], text, [])
+    assert "number.code" in [f.rule for f in flags]

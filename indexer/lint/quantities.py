@@ -156,7 +156,8 @@ def quantities(text: str) -> list[Quantity]:
 def codes(text: str) -> set[str]:
     """Identifiers with digits in them ("PX-2041-S", "E-12", "0777", versions such as
     "2.4.23"), compared as written."""
-    return {c.lower() for c in _CODE.findall(_unhyphen(text))}
+    # A sentence's full stop or a dash after the identifier is not part of it.
+    return {c.lower().rstrip(".-") for c in _CODE.findall(_unhyphen(text))}
 
 
 def matches(q: Quantity, others: list[Quantity]) -> bool:

@@ -30,7 +30,7 @@ from indexer.lint.linter import Linter
 from indexer.sourced import ResolvedSentence
 from indexer.summarizers.framing import without_frame
 from indexer.summarizers.support import support
-from indexer.words import content, shared
+from indexer.words import content
 
 _QUOTE_CHARS = 240
 _CONTEXT = 800
@@ -80,7 +80,9 @@ def _statement(sentence: str, cited: list[str]) -> tuple[str, list[str], list[st
     while ": " in body and len(sources) > 1:
         label, rest = body.split(": ", 1)
         words = content(label)
-        if not words or shared(words, content(sources[0])) != words:
+        # A label names what its span holds (a heading, a term), all of it; a lead-in ending in
+        # a colon or a list item's own "label:" is the statement, not a name.
+        if not words or words != content(sources[0]) or sources[0].rstrip().endswith(":"):
             break
         names.append(label)
         sources = sources[1:]
