@@ -11,6 +11,7 @@ import pytest
 from indexer.index import Index
 from indexer.settings import Settings
 from indexer.summarizers.base import SummaryRequest
+from indexer.summarizers.extractive import ExtractiveSummarizer
 from indexer.summarizers.support import support
 from indexer.summarizers.units import units_of
 from tests.fake_openai_server import FakeOpenAIServer
@@ -243,6 +244,43 @@ def test_the_last_piece_of_an_example_is_no_entry_heading_its_paragraph() -> Non
     units = [u.text for u in units_of([(0, text)])]
     assert not any(u.startswith("add_executable") for u in units), units
     assert "Object libraries collect object files." in units
+
+
+def test_a_sentence_inside_a_paragraph_is_quoted_only_with_the_paragraph_before_it() -> None:
+    text = (
+        "The cache keeps compiled objects between builds. When the compiler changes, every "
+        "entry is invalid. The default size is 5 GB.\n\n"
+        "However, it is rarely full. The limit is 10 GB.\n\n"
+        "See the next part for details. Entries expire after 30 days."
+    )
+    units = units_of([(0, text)])
+    by_order = {u.order: u for u in units}
+    size = next(u for u in units if u.text == "The default size is 5 GB.")
+    assert size.needs is not None and by_order[size.needs].needs is not None
+    # Nothing after a sentence leaning on what is left out is quoted: it may lean on it too.
+    assert not any("10 GB" in u.text for u in units)
+    # A sentence left out for its form (a pointer) leaves the rest of its paragraph quotable.
+    assert "Entries expire after 30 days." in [u.text for u in units]
+    request = SummaryRequest("k", "section", "Cache", ["Cache"], [text])
+    for budget in (20, 40, 200):
+        summary = ExtractiveSummarizer(max_tokens=budget).summarize_one(request)
+        quoted = summary.text or ""
+        if "5 GB" in quoted:
+            assert "The cache keeps compiled objects between builds. When the compiler" in quoted
+        assert "10 GB" not in quoted
+
+
+def test_a_table_too_wide_to_quote_names_its_first_column() -> None:
+    rows = "\n".join(
+        f"| `--opt-{i}` | Sets limit number {i} of the container; the value is a positive integer"
+        " with a unit of b, k, m or g, and zero means no limit at all. |"
+        for i in range(8)
+    )
+    text = f"The memory options are:\n\n| Option | Description |\n|---|---|\n{rows}"
+    units = [u.text for u in units_of([(0, text)])]
+    assert units == [
+        "The memory options are (Option): " + "; ".join(f"--opt-{i}" for i in range(8)) + "."
+    ], units
 
 
 def test_query_results_and_nodes_carry_sentences_with_spans(fixtures_index: Index) -> None:

@@ -151,11 +151,20 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
         units = [u for u in units if u.term is not None]
     if not units:
         return out
-    chosen = _select(units, _scores(request, units), budget)
-    picked = [
-        SourcedSentence(units[i].text, units[i].spans, _kind(units[i], units[i].first and not out))
-        for i in sorted(chosen)
-    ]
+    chosen = set(_select(units, _scores(request, units), budget))
+    picked: list[SourcedSentence] = []
+    at = {u.order: k for k, u in enumerate(units)}
+    for k in sorted(chosen):
+        u = units[k]
+        kind = _kind(u, u.first and not out)
+        if u.needs is not None and at.get(u.needs) in chosen and picked:
+            # It goes on from the unit before it in its paragraph: one quote, read as written.
+            before = picked.pop()
+            kind = before.kind if before.kind == "lead" or kind != "fact" else kind
+            u_text, u_spans = f"{before.text} {u.text}", before.spans + u.spans
+            picked.append(SourcedSentence(u_text, u_spans, kind))
+        else:
+            picked.append(SourcedSentence(u.text, u.spans, kind))
     return out + picked
 
 
@@ -207,8 +216,10 @@ def _similarity(texts: list[str]) -> np.ndarray:
 
 
 def _select(units: list[Unit], score: np.ndarray, budget: int) -> list[int]:
-    """Greedy maximal marginal relevance within ``budget`` tokens; the opening unit first."""
+    """Greedy maximal marginal relevance within ``budget`` tokens; the opening unit first. A
+    unit is taken with the units it goes on from, or not at all."""
     sim = _similarity([u.text for u in units])
+    at = {u.order: k for k, u in enumerate(units)}
     remaining = list(range(len(units)))
     chosen: list[int] = []
     used = 0
@@ -220,14 +231,31 @@ def _select(units: list[Unit], score: np.ndarray, budget: int) -> list[int]:
         values = _MMR_LAMBDA * score[remaining] - (1 - _MMR_LAMBDA) * redundancy
         best = remaining[int(np.argmax(values))]
         remaining.remove(best)
-        cost = count_tokens(units[best].text)
+        group = _with_context(units, at, best)
+        if best in chosen or group is None:
+            continue
+        new = [k for k in group if k not in chosen]
+        cost = sum(count_tokens(units[k].text) for k in new)
         if used + cost > budget:
             continue
         if chosen and sim[best, chosen].max() > 0.8:
             continue  # a near-duplicate (a repeated warning, an overlap)
-        chosen.append(best)
+        chosen.extend(new)
         used += cost
     return chosen
+
+
+def _with_context(units: list[Unit], at: dict[int, int], k: int) -> list[int] | None:
+    """Unit ``k`` and the units it goes on from, or None when one of those is not available."""
+    out = [k]
+    need = units[k].needs
+    while need is not None:
+        j = at.get(need)
+        if j is None:
+            return None
+        out.append(j)
+        need = units[j].needs
+    return out
 
 
 def _bare(title: str) -> str:
@@ -283,7 +311,9 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
     """A node with parts: its opening statement, one line per part, the rest by name."""
     out: list[SourcedSentence] = []
     used = 0
-    opening = next((u for u in units if count_tokens(u.text) <= _MAX_PART_LEAD * 2), None)
+    opening = next(
+        (u for u in units if u.needs is None and count_tokens(u.text) <= _MAX_PART_LEAD * 2), None
+    )
     if opening is not None:
         out.append(SourcedSentence(opening.text, opening.spans, "lead"))
         used += count_tokens(opening.text)
