@@ -16,9 +16,9 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import EditorDep, IndexDep, ReaderDep, RunnerDep
 from api.models import errors
-from api.routes.jobs import JobCreatedPublic
 from api.service.actions import record_write
 from api.service.changes import DiffPublic, what_changed
+from api.service.job_models import JobCreatedPublic
 from api.service.node_models import TreeNodePublic
 from indexer.doc_ids import DOC_ID_MAX_CHARS, normalize_doc_id
 from indexer.errors import InvalidRequestError
