@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from pydantic import JsonValue
 
 from api.service.audit_models import FlagPublic
 from api.service.audit_nodes import AuditNodes, load_nodes
@@ -33,12 +35,12 @@ log = logging.getLogger("overstory.audit")
 _Flags = list[dict[str, Any]]  # as the lint writes them and the catalog caches them
 
 
-def typed_flags(flags: Sequence[dict[str, Any]]) -> list[FlagPublic]:
+def typed_flags(flags: Sequence[Mapping[str, object]]) -> list[FlagPublic]:
     """Flags as the lint or the catalog hold them, as typed values."""
     return [FlagPublic.model_validate(f) for f in flags]
 
 
-def stored_flags(flags: Sequence[FlagPublic]) -> list[dict[str, Any]]:
+def stored_flags(flags: Sequence[FlagPublic]) -> list[dict[str, JsonValue]]:
     """Typed flags as the catalog stores them (the fields they were read with)."""
     return [f.model_dump(exclude_unset=True) for f in flags]
 
