@@ -93,9 +93,8 @@ def merge_by_similarity(
 
     Returns:
         For each fine cluster its final cluster in ``0..k-1`` (numbered by first fine cluster),
-        and the merge's detail: ``fine_clusters`` and what rule 2 did (``documents_kept_apart``,
-        0 when off; ``document_separation``, None when not measured: one document, or more
-        than K).
+        and the merge's :class:`MergeDetail` (what rule 2 did: documents kept apart, and their
+        separation, None when not measured: one document, or more than K).
     """
     sums = group_sums(vectors, labels, fine_k).astype(np.float64)
     counts = np.bincount(labels, minlength=fine_k).astype(np.float64)
