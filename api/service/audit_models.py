@@ -143,8 +143,23 @@ class QueuePublic(BaseModel):
     counts: dict[str, int] = Field(description="Nodes by status (and stale) before filtering.")
 
 
-class ReviewedNodePublic(QueueNodePublic):
-    """The node as served after the review."""
+class ReviewedNodePublic(BaseModel):
+    """The node as served after the review (the queue's fields, in the order reviews show them)."""
+
+    node_id: str
+    doc_id: str
+    level: str
+    heading_path: list[str]
+    summary: str | None
+    summarizer: SummarizerPublic | None
+    review: ServedReviewPublic | None
+    title: str | None
+    pages: list[int | None] | None
+    char_start: int
+    char_end: int
+    hash: str
+    covers: CoversPublic | None
+    revision: str
 
 
 class ReviewResultPublic(BaseModel):
