@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from api.mcp.compact import SearchAnswer
-from api.routes.audit import QueuePublic
 from api.routes.context import ContextResponse
 from api.routes.documents import DocumentPublic, DocumentsPublic
 from api.routes.select import SelectResponse
+from api.service.audit_models import QueuePublic
 from api.service.audit_queue import queue
 from api.service.browse import node_detail
 from api.service.changes import DiffPublic, what_changed
@@ -177,11 +177,10 @@ class Tools:
         offset: int = 0,
     ) -> QueuePublic:
         """``GET /v1/audit/queue`` (auditors): the summaries to review, most urgent first."""
-        result = queue(
+        return queue(
             self.index.catalog,
             doc_ids=list(documents) if documents else None,
             status=status,
             limit=limit,
             offset=offset,
         )
-        return QueuePublic.model_validate(result)
