@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 
 class ErrorDetail(BaseModel):
@@ -12,7 +12,7 @@ class ErrorDetail(BaseModel):
 
     code: str = Field(description="Stable machine-readable code, e.g. `not_found`.")
     message: str = Field(description="What went wrong and, where useful, what to do.")
-    detail: Any = Field(None, description="Structured context (limits, ids, field errors).")
+    detail: JsonValue = Field(None, description="Structured context (limits, ids, field errors).")
 
 
 class ErrorBody(BaseModel):

@@ -121,14 +121,14 @@ def _eval(stores: dict[str, Path]) -> dict[str, Any]:
     questions = load_questions(FIXTURES / "questions.jsonl")
     out: dict[str, Any] = {}
     for name, store in stores.items():
-        result = Evaluation(Retriever(Index(_settings(store, name)))).run(questions)["overstory"]
+        report = Evaluation(Retriever(Index(_settings(store, name)))).run(questions)
         out[name] = {
             group: {
-                "n": m["n"],
-                "hits@1": round(m["hit@1"] * m["n"]),
-                "hits@5": round(m["hit@5"] * m["n"]),
+                "n": m.n,
+                "hits@1": round(m.hit_at_1 * m.n),
+                "hits@5": round(m.hit_at_5 * m.n),
             }
-            for group, m in result.items()
+            for group, m in report.systems["overstory"].items()
             if group in ("specific", "global")
         }
     for name in ("onnx_fp32", "onnx_int8"):

@@ -48,7 +48,7 @@ def _evaluate(store: Path, questions: list[Any]) -> dict[str, Any]:
     from retriever.retriever import Retriever
 
     evaluation = Evaluation(Retriever(Index(Settings(store=store))))
-    result = evaluation.run(questions)
+    result: dict[str, Any] = evaluation.run(questions).to_json()
     result["unresolved"] = evaluation.unresolved
     return result
 

@@ -42,7 +42,7 @@ from benchmarks.corpora import CorpusUnavailable, install_packages
 from indexer.parsers import pdf as pdf_parser
 from indexer.parsers.numbering import find_numbered_headings
 from indexer.parsers.pdf_contents import contents_entries, title_key
-from indexer.parsers.pdf_layout import read_page
+from indexer.parsers.pdf_layout import FontCache, read_page
 from indexer.parsers.pdf_pages import clean_pages
 from tests.pdfgen import COLUMN_WORDS, build_columns_pdf, build_pdf, column_paragraphs
 
@@ -83,7 +83,7 @@ def _layout_mode_pages(data: bytes) -> list[str]:
 
 
 def _overstory_pages(data: bytes) -> list[str]:
-    fonts: dict[Any, Any] = {}
+    fonts: FontCache = {}
     return [read_page(p, fonts) for p in PdfReader(io.BytesIO(data)).pages]
 
 

@@ -9,9 +9,9 @@ retrieval) is absent from the JSON rather than null.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from indexer.sourced import ResolvedSentence
 
@@ -23,7 +23,7 @@ class Answer(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JsonValue]:
         """The JSON body: aliases (``from``), fields that were never set left out."""
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 

@@ -29,7 +29,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from indexer.errors import BadInputError, InvalidRequestError, NotFoundError
 from retriever.candidates import Candidate
@@ -134,6 +135,58 @@ class Outcome:
     coverage: float
 
 
+@dataclass(frozen=True)
+class GroupScores:
+    """One system's scores on one question group (a kind or an intent)."""
+
+    n: int
+    hit_at_1: float
+    hit_at_3: float
+    hit_at_5: float
+    mrr_at_10: float
+    coverage_at_5: float
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """``{"n", "hit@1", "hit@3", "hit@5", "mrr@10", "coverage@5"}``."""
+        return {
+            "n": self.n,
+            "hit@1": self.hit_at_1,
+            "hit@3": self.hit_at_3,
+            "hit@5": self.hit_at_5,
+            "mrr@10": self.mrr_at_10,
+            "coverage@5": self.coverage_at_5,
+        }
+
+
+@dataclass(frozen=True)
+class IntentScores:
+    """How well the query's intent was read: accuracy, and counts by (labelled, read)."""
+
+    accuracy: float
+    confusion: dict[str, dict[str, int]]
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """Scores by system (``overstory``, ``passages``, ``flat``) and group, and the intent's."""
+
+    systems: dict[str, dict[str, GroupScores]]
+    intent: IntentScores
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """The JSON of ``overstory eval --json``: each system's groups, then ``intent``."""
+        out: dict[str, JsonValue] = {
+            system: {group: scores.to_json() for group, scores in groups.items()}
+            for system, groups in self.systems.items()
+        }
+        confusion: dict[str, JsonValue] = {
+            labelled: {read: n for read, n in row.items()}
+            for labelled, row in self.intent.confusion.items()
+        }
+        out["intent"] = {"accuracy": self.intent.accuracy, "confusion": confusion}
+        return out
+
+
 @dataclass
 class Evaluation:
     """Runs the questions against a retriever and scores every system."""
@@ -143,8 +196,8 @@ class Evaluation:
     _trees: dict[int, _Tree] = field(default_factory=dict)
     unresolved: list[str] = field(default_factory=list)
 
-    def run(self, questions: Sequence[Question]) -> dict[str, Any]:
-        """Metrics per system and question group, and the intent's accuracy (the JSON of
+    def run(self, questions: Sequence[Question]) -> EvaluationReport:
+        """Metrics per system and question group, and the intent's accuracy (its JSON is
         ``overstory eval --json``).
 
         Raises:
@@ -175,9 +228,9 @@ class Evaluation:
                     outcomes[system][group].append(outcome)
                 if system == "overstory" and ranking.intent is not None:
                     read[(intent, ranking.intent.label)] += 1
-        result: dict[str, Any] = {s: _summary(outcomes[s]) for s in SYSTEMS}
-        result["intent"] = _intent_summary(read)
-        return result
+        return EvaluationReport(
+            systems={s: _summary(outcomes[s]) for s in SYSTEMS}, intent=_intent_summary(read)
+        )
 
     def _systems(self) -> list[tuple[str, Pipeline, list[str] | None]]:
         base = self.pipeline or self.retriever.pipeline
@@ -277,31 +330,31 @@ class Evaluation:
         return len(reached) / len(units)
 
 
-def _summary(outcomes: dict[str, list[Outcome]]) -> dict[str, dict[str, float | int]]:
-    out: dict[str, dict[str, float | int]] = {}
+def _summary(outcomes: dict[str, list[Outcome]]) -> dict[str, GroupScores]:
+    out: dict[str, GroupScores] = {}
     for group in (*KINDS, *INTENTS):
         items = outcomes.get(group, [])
         if not items:
             continue
         ranks = [o.rank for o in items]
-        out[group] = {
-            "n": len(items),
-            "hit@1": _mean(r is not None and r <= 1 for r in ranks),
-            "hit@3": _mean(r is not None and r <= 3 for r in ranks),
-            "hit@5": _mean(r is not None and r <= 5 for r in ranks),
-            "mrr@10": _mean((1.0 / r) if r is not None and r <= DEPTH else 0.0 for r in ranks),
-            "coverage@5": _mean(o.coverage for o in items),
-        }
+        out[group] = GroupScores(
+            n=len(items),
+            hit_at_1=_mean(r is not None and r <= 1 for r in ranks),
+            hit_at_3=_mean(r is not None and r <= 3 for r in ranks),
+            hit_at_5=_mean(r is not None and r <= 5 for r in ranks),
+            mrr_at_10=_mean((1.0 / r) if r is not None and r <= DEPTH else 0.0 for r in ranks),
+            coverage_at_5=_mean(o.coverage for o in items),
+        )
     return out
 
 
-def _intent_summary(read: Counter[tuple[str, str]]) -> dict[str, Any]:
+def _intent_summary(read: Counter[tuple[str, str]]) -> IntentScores:
     total = sum(read.values())
     right = sum(n for (want, got), n in read.items() if want == got)
-    return {
-        "accuracy": round(right / total, 4) if total else 0.0,
-        "confusion": {w: {g: read[(w, g)] for g in INTENTS} for w in INTENTS},
-    }
+    return IntentScores(
+        accuracy=round(right / total, 4) if total else 0.0,
+        confusion={w: {g: read[(w, g)] for g in INTENTS} for w in INTENTS},
+    )
 
 
 def _mean(values: Iterable[float | bool]) -> float:

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from api.service.audit import audit_log, corrections, effective_summary, queue, review
+import api.service.audit as audit_service
+from api.service.audit import corrections, effective_summary
 from indexer.errors import (
     CatalogIntegrityError,
     ConflictError,
@@ -35,6 +36,19 @@ def index(fast_settings: Settings) -> Iterator[Index]:
     ingest_manual(idx)
     yield idx
     idx.close()
+
+
+# The service answers typed models; these read them as their JSON bodies (what HTTP sends).
+def queue(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    return audit_service.queue(*args, **kwargs).model_dump(mode="json")
+
+
+def review(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    return audit_service.review(*args, **kwargs).model_dump(mode="json")
+
+
+def audit_log(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    return audit_service.audit_log(*args, **kwargs).model_dump(mode="json")
 
 
 def _titles(result: dict[str, Any]) -> list[str]:

@@ -37,13 +37,6 @@ NOT_IMPORTED = {
     "gguf": "transformers reads GGUF summarizer models with it (checked by require_packages)",
     "accelerate": "transformers loads GGUF summarizer models with it (require_packages)",
 }
-# Private names still used, each with why and what would remove it; checked to still occur.
-ALLOWED_PRIVATE = {
-    ("indexer/parsers/pdf_layout.py", "from pypdf.generic._font import Font"): (
-        "pypdf publishes no glyph-width API; the PDF reading order measures text runs with "
-        "it, guarded by an ImportError fallback and pypdf pinned below 8"
-    ),
-}
 # Import names of optional distributions that may not be installed here.
 UNINSTALLED_IMPORT_NAMES = {"llama-cpp-python": {"llama_cpp"}}
 # Calls whose string arguments name modules loaded on demand.
@@ -157,20 +150,26 @@ def test_no_private_names_of_other_packages() -> None:
         for path in sources(*FOLDERS)
         for node, what in private_uses(tree_of(path))
     }
-    bad = [f"{at}: {what}" for (_, what), at in found.items() if (_, what) not in ALLOWED_PRIVATE]
+    bad = [f"{at}: {what}" for (_, what), at in found.items()]
     assert not bad, bad
-    assert set(ALLOWED_PRIVATE) <= set(found), "an allowed private use is gone: drop its entry"
 
 
 def test_private_use_is_caught() -> None:
     code = (
         "import numpy as np\nimport bm25s\nfrom bm25s.scoring import _select_tfc_scorer\n"
         "from bm25s._impl import x\nimport json\nfrom indexer import _y\n"
+        "import pypdf.generic._font\nfrom pypdf.generic._font import Font\n"
         "np._core\nbm25s.__version__\njson._default_decoder\n"
     )
     caught = [what for _, what in private_uses(ast.parse(code))]
     assert sorted(caught) == sorted(
-        ["from bm25s.scoring import _select_tfc_scorer", "from bm25s._impl import x", "np._core"]
+        [
+            "from bm25s.scoring import _select_tfc_scorer",
+            "from bm25s._impl import x",
+            "import pypdf.generic._font",
+            "from pypdf.generic._font import Font",
+            "np._core",
+        ]
     )
 
 

@@ -85,17 +85,17 @@ def test_judge_runs_after_publish_without_blocking_and_its_flags_join_the_queue(
     assert report.ok
     # The ingest is back while the judge still waits for the model: nothing judged yet.
     first = queue(stack.index.catalog, linter=stack.index.linter)
-    assert not any(f["origin"] == "judge" for i in first["items"] for f in i["flags"])
+    assert not any(f.origin == "judge" for i in first.items for f in i.flags)
     deadline = time.monotonic() + 120
     while True:  # the judge answers in the background, one summary per 1.5 s
-        items = queue(stack.index.catalog, linter=stack.index.linter)["items"]
-        judged = [i for i in items if any(f["origin"] == "judge" for f in i["flags"])]
+        items = queue(stack.index.catalog, linter=stack.index.linter).items
+        judged = [i for i in items if any(f.origin == "judge" for f in i.flags)]
         if judged or time.monotonic() > deadline:
             break
         time.sleep(0.5)
-    assert [i["node"]["title"] for i in judged] == ["1.1 Replacement"]  # only it says that
+    assert [i.node.title for i in judged] == ["1.1 Replacement"]  # only it says that
     # Flagged summaries still first (the likeliest fault first: the invented number).
-    assert [i["node"]["title"] for i in items[:2]] == ["1.2 Inspection", "1.1 Replacement"]
+    assert [i.node.title for i in items[:2]] == ["1.2 Inspection", "1.1 Replacement"]
     stack.index.close()
 
 

@@ -378,18 +378,19 @@ def test_k_from_request_budget_and_elbow(hashed: Index) -> None:
     budget = select(hashed, SelectionRequest(budget_tokens=1000, documents=docs, per_cluster=2))
     assert budget.k_rule == "budget"
     assert budget.k == int(1000 // (mean * 2))
-    assert budget.k_detail["mean_passage_tokens"] == pytest.approx(mean, abs=0.05)
+    assert budget.k_detail.mean_passage_tokens == pytest.approx(mean, abs=0.05)
     assert len(budget.clusters) == budget.k
 
     tiny = select(hashed, SelectionRequest(budget_tokens=5, documents=docs))
-    assert (tiny.k, tiny.k_rule, tiny.k_detail["clamped"]) == (1, "budget", True)
+    assert (tiny.k, tiny.k_rule, tiny.k_detail.clamped) == (1, "budget", True)
 
     both = select(hashed, SelectionRequest(k=3, budget_tokens=1000, documents=docs))
     assert (both.k, both.k_rule) == (3, "request")
 
     elbow = select(hashed, SelectionRequest(documents=docs))
     assert elbow.k_rule == "elbow"
-    curve = elbow.k_detail["inertia_curve"]
+    curve = elbow.k_detail.inertia_curve
+    assert curve is not None
     grid = [int(k) for k, _ in curve]
     assert grid[0] == 1 and grid[-1] == 40 // 2
     assert elbow.k in grid and len(elbow.clusters) == elbow.k
@@ -409,11 +410,11 @@ def test_scope_by_documents(hashed: Index) -> None:
     n_doc = len(load_passages(hashed, documents=["manual.md"]))
     result = select(hashed, SelectionRequest(k=4, documents=("manual.md",), per_cluster=3))
     assert result.n_passages == n_doc
-    assert result.scope["documents"] == ["manual.md"]
+    assert result.scope.documents == ["manual.md"]
     assert {r.doc_id for r in representatives(result)} == {"manual.md"}
     both = select(hashed, SelectionRequest(k=4, documents=("notes-2.md", "notes-1.md")))
     assert both.n_passages == 80
-    assert both.scope["documents"] == ["notes-1.md", "notes-2.md"]
+    assert both.scope.documents == ["notes-1.md", "notes-2.md"]
 
 
 def test_scope_under_a_chapter(hashed: Index) -> None:
@@ -428,7 +429,7 @@ def test_scope_under_a_chapter(hashed: Index) -> None:
     below = passages_below(chapter)
     result = select(hashed, SelectionRequest(k=3, under=chapter["node_id"], per_cluster=4))
     assert result.n_passages == len(below)
-    assert result.scope["under"] == chapter["node_id"]
+    assert result.scope.under == chapter["node_id"]
     for rep in representatives(result):
         assert rep.node_id in below
         assert rep.heading_path[:2] == chapter["heading_path"]
@@ -523,7 +524,7 @@ def test_merge_keeps_a_small_distant_group_and_joins_pieces_of_a_large_one() -> 
     fine = np.concatenate([np.arange(60) % 4, 4 + np.arange(20) % 2, [6, 6]])
     groups, info = merge_by_similarity(points, fine, 7, 3)
     final = groups[fine]
-    assert info["documents_kept_apart"] == 0
+    assert info.documents_kept_apart == 0
     assert len(set(final[:60].tolist())) == 1
     assert len(set(final[60:80].tolist())) == 1
     assert len({final[0], final[60], final[80]}) == 3
@@ -548,18 +549,20 @@ def test_merge_keeps_separable_documents_apart_when_k_allows() -> None:
     plain, _ = merge_by_similarity(points, fine, 6, 3)
     assert plain[0] == plain[2]  # without the rule the two alike documents share a cluster
     stratified, info = merge_by_similarity(points, fine, 6, 3, strata=docs)
-    assert info["documents_kept_apart"] == 3 and info["document_separation"] > 0.75
+    assert info.documents_kept_apart == 3
+    assert info.document_separation is not None and info.document_separation > 0.75
     final = stratified[fine]
     homes = {int(np.bincount(final[docs == d]).argmax()) for d in range(3)}
     assert len(homes) == 3
 
     off, info_off = merge_by_similarity(points, fine, 6, 2, strata=docs)  # 3 documents > K
-    assert info_off["documents_kept_apart"] == 0
+    assert info_off.documents_kept_apart == 0
     assert np.array_equal(off, merge_by_similarity(points, fine, 6, 2)[0])
 
     mixed = np.arange(60) % 3  # documents that are mixtures of the same groups
     _, info_mixed = merge_by_similarity(points, fine, 6, 3, strata=mixed)
-    assert info_mixed["documents_kept_apart"] == 0 and info_mixed["document_separation"] < 0.75
+    assert info_mixed.documents_kept_apart == 0
+    assert info_mixed.document_separation is not None and info_mixed.document_separation < 0.75
 
 
 # the vector matrix cache -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from api.commands.common import (
     store_option,
 )
 from api.service.audit import QUEUE_STATUSES, ReviewCreate, audit_log, queue, record_review
+from api.service.audit_models import QueueItemPublic
 from indexer.errors import InvalidRequestError
 from indexer.index import Index
 from indexer.store.catalog import Catalog
@@ -100,29 +101,29 @@ def queue_command(
     if as_json:
         emit_json(result)
         return
-    counts = result["counts"]
+    counts = result.counts
     click.echo(
-        f"{result['total']} {status} of {sum(counts[s] for s in QUEUE_STATUSES[:4])} summaries "
+        f"{result.total} {status} of {sum(counts[s] for s in QUEUE_STATUSES[:4])} summaries "
         f"({counts['pending']} pending, {counts['stale']} stale, {counts['approved']} approved, "
         f"{counts['corrected']} corrected, {counts['rejected']} rejected)"
     )
-    for item in result["items"]:
+    for item in result.items:
         _print_item(item)
 
 
-def _print_item(item: dict[str, Any]) -> None:
-    node = item["node"]
-    pages = node["pages"]
+def _print_item(item: QueueItemPublic) -> None:
+    node = item.node
+    pages = node.pages
     where = f"  pp. {pages[0]}–{pages[1]}" if pages and pages[0] is not None else ""
-    path = " › ".join(node["heading_path"]) or "(untitled)"
-    mark = "[stale] " if item["stale"] else ""
-    click.echo(f"\n{mark}{node['level']}  {node['doc_id']}: {path}{where}  ({item['status']})")
-    kinds = Counter(f["kind"] for f in item["flags"])
+    path = " › ".join(node.heading_path) or "(untitled)"
+    mark = "[stale] " if item.stale else ""
+    click.echo(f"\n{mark}{node.level}  {node.doc_id}: {path}{where}  ({item.status})")
+    kinds = Counter(f.kind for f in item.flags)
     flags = ", ".join(f"{n} {k}" for k, n in kinds.items()) or "none"
-    click.echo(f"  node {node['node_id']}  flags: {flags}")
-    if item["reason"]:
-        click.echo(f"  {item['reason']}")
-    text = " ".join((node["summary"] or "").split())
+    click.echo(f"  node {node.node_id}  flags: {flags}")
+    if item.reason:
+        click.echo(f"  {item.reason}")
+    text = " ".join((node.summary or "").split())
     click.echo(f"  summary — not a quote: {text[:300]}{'…' if len(text) > 300 else ''}")
 
 
@@ -164,11 +165,11 @@ def review_command(
     if as_json:
         emit_json(result)
         return
-    stored = result["review"]
-    click.echo(f"review {stored['review_id']}: {stored['status']} by {stored['reviewer']}")
-    for flag in result["flags"]:
-        click.echo(f"  flag {flag['kind']}: {flag['message']}")
-    if not result["flags"]:
+    stored = result.review
+    click.echo(f"review {stored.review_id}: {stored.status} by {stored.reviewer}")
+    for flag in result.flags:
+        click.echo(f"  flag {flag.kind}: {flag.message}")
+    if not result.flags:
         click.echo("  no lint flags")
 
 
@@ -187,9 +188,8 @@ def log_command(
     if as_json:
         emit_json(result)
         return
-    for e in result["entries"]:
-        note = f"  note: {e['detail'].get('note')}" if e["detail"].get("note") else ""
-        click.echo(
-            f"#{e['entry_id']}  {e['action']}  by {e['actor']}  {e['doc_id']}: "
-            f"{' › '.join(e['detail'].get('heading_path') or [])}{note}"
-        )
+    for e in result.entries:
+        note = f"  note: {e.detail.get('note')}" if e.detail.get("note") else ""
+        heading_path = e.detail.get("heading_path")
+        path = " › ".join(str(h) for h in heading_path) if isinstance(heading_path, list) else ""
+        click.echo(f"#{e.entry_id}  {e.action}  by {e.actor}  {e.doc_id}: {path}{note}")

@@ -55,7 +55,11 @@ def existing_store(store: Path | None, **overrides: Any) -> Settings:
 
 
 def emit_json(data: Any) -> None:
-    """Print a JSON document on stdout."""
+    """Print a JSON document on stdout (a typed answer as its HTTP body)."""
+    # A typed answer means pydantic is loaded; a command that has none must not load it.
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is not None and isinstance(data, pydantic.BaseModel):
+        data = data.model_dump(mode="json", by_alias=True)
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 

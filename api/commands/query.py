@@ -139,14 +139,14 @@ def evaluate(questions: Path, split: str | None, store: Path | None, as_json: bo
     for qid in evaluation.unresolved:
         click.echo(f"warning: gold of {qid} is not in the index", err=True)
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
     header = ("system", "group", "n", "hit@1", "hit@3", "hit@5", "mrr@10", "cov@5")
     click.echo("{:10} {:9} {:>4} {:>6} {:>6} {:>6} {:>7} {:>6}".format(*header))
     for system in ("overstory", "passages", "flat"):
-        for group, m in result[system].items():
+        for group, m in result.systems[system].items():
             click.echo(
-                f"{system:10} {group:9} {m['n']:>4} {m['hit@1']:>6.3f} {m['hit@3']:>6.3f}"
-                f" {m['hit@5']:>6.3f} {m['mrr@10']:>7.3f} {m['coverage@5']:>6.3f}"
+                f"{system:10} {group:9} {m.n:>4} {m.hit_at_1:>6.3f} {m.hit_at_3:>6.3f}"
+                f" {m.hit_at_5:>6.3f} {m.mrr_at_10:>7.3f} {m.coverage_at_5:>6.3f}"
             )
-    click.echo(f"intent read right: {result['intent']['accuracy']:.3f}")
+    click.echo(f"intent read right: {result.intent.accuracy:.3f}")

@@ -16,12 +16,13 @@ from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from api.mcp.compact import SearchAnswer
-from api.mcp.tools import ScopedDiff, Tools
-from api.routes.audit import QueuePublic
+from api.mcp.tools import Tools
 from api.routes.context import ContextResponse
 from api.routes.documents import DocumentsPublic
-from api.routes.nodes import NodeDetailPublic
 from api.routes.select import SelectResponse
+from api.service.audit_models import QueuePublic
+from api.service.changes import ScopedDiff
+from api.service.node_models import NodeDetailPublic
 from api.service.outline import Outline
 from indexer.errors import OverstoryError
 

@@ -18,17 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import Field
-
 from api.mcp.compact import SearchAnswer
-from api.routes.audit import QueuePublic
 from api.routes.context import ContextResponse
-from api.routes.documents import DiffPublic, DocumentPublic, DocumentsPublic
-from api.routes.nodes import NodeDetailPublic
+from api.routes.documents import DocumentPublic, DocumentsPublic
 from api.routes.select import SelectResponse
+from api.service.audit_models import QueuePublic
 from api.service.audit_queue import queue
 from api.service.browse import node_detail
-from api.service.changes import what_changed
+from api.service.changes import DiffPublic, what_changed
+from api.service.node_models import NodeDetailPublic
 from api.service.outline import Outline, outline
 from api.service.wiring import Stack
 from indexer.errors import InvalidRequestError
@@ -48,14 +46,6 @@ TOOL_ROLES: dict[str, str] = {
     "audit_queue": "auditor",
 }
 MAX_PASSAGES_PAGE = 1000
-
-
-class ScopedDiff(DiffPublic):
-    """``what_changed``: the comparison, and the heading text it was cut to."""
-
-    section: str | None = Field(
-        default=None, description="Only changes under headings containing this (when given)."
-    )
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -122,13 +112,12 @@ class Tools:
             )
         if passages_offset < 0:
             raise InvalidRequestError(f"passages_offset must be 0 or more, not {passages_offset}")
-        detail = node_detail(
+        return node_detail(
             self.index.catalog,
             node_id,
             passages_limit=passages_limit,
             passages_offset=passages_offset,
         )
-        return NodeDetailPublic.model_validate(detail)
 
     def what_changed(
         self,
@@ -139,16 +128,13 @@ class Tools:
         section: str | None = None,
     ) -> DiffPublic:
         """The comparison of two revisions (default: the newest against the one before)."""
-        result = what_changed(
+        return what_changed(
             self.index.catalog,
             doc_id,
             from_revision=from_revision,
             to_revision=to_revision,
             section=section,
         )
-        if "section" in result:
-            return ScopedDiff.model_validate(result)
-        return DiffPublic.model_validate(result)
 
     def select(
         self,
@@ -191,11 +177,10 @@ class Tools:
         offset: int = 0,
     ) -> QueuePublic:
         """``GET /v1/audit/queue`` (auditors): the summaries to review, most urgent first."""
-        result = queue(
+        return queue(
             self.index.catalog,
             doc_ids=list(documents) if documents else None,
             status=status,
             limit=limit,
             offset=offset,
         )
-        return QueuePublic.model_validate(result)

@@ -16,13 +16,12 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import EditorDep, IndexDep, ReaderDep, RunnerDep
 from api.models import errors
-from api.routes.jobs import JobCreatedPublic
-from api.routes.nodes import TreeNodePublic
 from api.service.actions import record_write
-from indexer.diff import diff_revisions
+from api.service.changes import DiffPublic, what_changed
+from api.service.job_models import JobCreatedPublic
+from api.service.node_models import TreeNodePublic
 from indexer.doc_ids import DOC_ID_MAX_CHARS, normalize_doc_id
 from indexer.errors import InvalidRequestError
-from retriever.answers import SectionChange
 
 router = APIRouter(prefix="/v1", tags=["documents"])
 _CHUNK = 1024 * 1024
@@ -175,18 +174,6 @@ async def document_tree(doc_id: DocIdPath, index: IndexDep, _: ReaderDep) -> Tre
     return TreeNodePublic.model_validate(tree)
 
 
-class DiffPublic(BaseModel):
-    """``GET /v1/documents/{doc_id}/diff``."""
-
-    doc_id: str
-    from_: str = Field(alias="from", serialization_alias="from")
-    to: str
-    summary: dict[str, int]
-    changes: list[SectionChange]
-
-    model_config = ConfigDict(populate_by_name=True)
-
-
 @router.get(
     "/documents/{doc_id:path}/diff",
     response_model=DiffPublic,
@@ -203,10 +190,9 @@ async def document_diff(
 ) -> DiffPublic:
     """Sections added, removed, moved, renamed and changed; default: the last two revisions.
     A revision the retention rule dropped answers 410."""
-    result = await run_in_threadpool(
-        diff_revisions, index.catalog, normalize_doc_id(doc_id), from_revision=from_, to_revision=to
+    return await run_in_threadpool(
+        what_changed, index.catalog, normalize_doc_id(doc_id), from_revision=from_, to_revision=to
     )
-    return DiffPublic.model_validate(result.to_json())
 
 
 @router.delete(

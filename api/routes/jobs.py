@@ -2,66 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
-from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import EditorDep, RunnerDep
 from api.models import errors
 from api.service.actions import record_write
+from api.service.job_models import JobCreatedPublic, JobPublic, JobsPublic, JobStatusPublic
 
 router = APIRouter(prefix="/v1", tags=["jobs"])
-
-JobStatusPublic = Literal["queued", "running", "done", "failed"]
-
-
-class JobCreatedPublic(BaseModel):
-    """A queued job (202)."""
-
-    job_id: str
-    doc_id: str
-    status: JobStatusPublic
-
-
-class JobErrorPublic(BaseModel):
-    """Why a job failed (the canonical error fields)."""
-
-    code: str
-    message: str
-    detail: Any = None
-
-
-class JobPublic(BaseModel):
-    """An ingestion job."""
-
-    job_id: str
-    doc_id: str
-    filename: str
-    size: int = Field(description="Uploaded bytes.")
-    status: JobStatusPublic
-    progress: dict[str, Any] = Field(
-        description="stage, done/total of the stage, nodes_done/nodes_total (summaries), "
-        "summarizer_calls, cache_hits, and every stage's done/total."
-    )
-    report: dict[str, Any] | None = Field(
-        description="When done: the same JSON as `overstory ingest --json`."
-    )
-    error: JobErrorPublic | None
-    retry_of: str | None = Field(description="The failed job this one retries.")
-    retryable: bool = Field(description="Failed with its upload kept: POST …/retry runs it again.")
-    attempts: int = Field(0, description="Runs of this job started so far (takeovers included).")
-    worker: str | None = Field(None, description="The worker that runs (or last ran) the job.")
-    created_at: float
-    started_at: float | None
-    finished_at: float | None
-
-
-class JobsPublic(BaseModel):
-    """``GET /v1/jobs``."""
-
-    jobs: list[JobPublic]
 
 
 @router.get(

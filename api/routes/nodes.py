@@ -5,93 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import IndexDep, ReaderDep
 from api.models import errors
 from api.service.browse import node_detail
-from retriever.answers import Sentence
+from api.service.node_models import NodeDetailPublic
 
 router = APIRouter(prefix="/v1", tags=["browse"])
-
-
-class SummarizerPublic(BaseModel):
-    """Which summarizer wrote a summary."""
-
-    model_config = ConfigDict(extra="allow")
-
-    backend: str
-    model: str
-    prompt_version: str
-
-
-class CoversPublic(BaseModel):
-    """The passages an inner node summarizes."""
-
-    model_config = ConfigDict(extra="allow")
-
-    passages: int = Field(description="Number of passages below the node.")
-    first: str | None = Field(None, description="node_id of the first passage.")
-    last: str | None = Field(None, description="node_id of the last passage.")
-    ids: list[str] | None = Field(None, description="A cluster's passages, listed.")
-
-
-class NodePublic(BaseModel):
-    """One node of a document tree (a passage, or a summarized heading or cluster)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    node_id: str
-    level: str = Field(description="passage, section, chapter, document or cluster.")
-    title: str | None
-    heading_path: list[str]
-    char_start: int
-    char_end: int
-    pages: list[int | None] | None
-    hash: str
-    text: str | None = Field(description="A passage's text (null for inner nodes).")
-    summary: str | None = Field(description="An inner node's summary.")
-    summarizer: SummarizerPublic | None
-    covers: CoversPublic | None = None
-    sentences: list[Sentence] | None = Field(
-        None, description="An inner node's summary sentences, each with its source spans."
-    )
-
-
-class TreeNodePublic(NodePublic):
-    """A node with its children, recursively (``GET /v1/documents/{doc_id}/tree``)."""
-
-    children: list[TreeNodePublic]
-
-
-class BrowsedNodePublic(NodePublic):
-    """A node as browsed, with its document and parent."""
-
-    doc_id: str
-    parent_id: str | None
-    label: str | None = Field(
-        None, description="`quote` for a passage, else what its summary summarizes, with pages."
-    )
-
-
-class NodeItselfPublic(BrowsedNodePublic):
-    """The browsed node itself, with its revision and whether that revision is served."""
-
-    revision: str | None
-    served: bool = Field(description="False for a node of a superseded revision.")
-
-
-class NodeDetailPublic(BaseModel):
-    """``GET /v1/nodes/{node_id}``."""
-
-    node: NodeItselfPublic
-    parent: BrowsedNodePublic | None
-    children: list[BrowsedNodePublic]
-    passages: list[BrowsedNodePublic] = Field(
-        description="The passages the node covers (one page: passages_limit, passages_offset)."
-    )
-    passages_total: int
 
 
 @router.get(
@@ -108,11 +29,10 @@ async def get_node(
     passages_offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> NodeDetailPublic:
     """A node with its parent, children and the passages it covers (one page of them)."""
-    detail = await run_in_threadpool(
+    return await run_in_threadpool(
         node_detail,
         index.catalog,
         node_id,
         passages_limit=passages_limit,
         passages_offset=passages_offset,
     )
-    return NodeDetailPublic.model_validate(detail)

@@ -58,6 +58,46 @@ class SelectedCluster(BaseModel):
     representatives: list[SelectedPassage]
 
 
+def _if_used(description: str) -> Any:
+    # An input the K rule did not use is absent from the JSON, not null.
+    return Field(None, description=description, exclude_if=lambda value: value is None)
+
+
+class ScopePublic(BaseModel):
+    """What was clustered."""
+
+    documents: list[str] = Field(description="The documents in scope.")
+    under: str | None = Field(description="The node the scope was narrowed to.")
+
+
+class KDetailPublic(BaseModel):
+    """The inputs of the K rule: those of ``budget`` or ``elbow``, and a cut by ``max_k``."""
+
+    budget_tokens: int | None = _if_used("`budget`: the token budget asked for.")
+    mean_passage_tokens: float | None = _if_used("`budget`: mean passage length in tokens.")
+    per_cluster: int | None = _if_used("`budget`: representatives per cluster.")
+    clamped: bool | None = _if_used("`budget`: K was raised to 1 or cut to the passages.")
+    inertia_curve: list[list[float]] | None = _if_used("`elbow`: `[[k, inertia], ...]`.")
+    limited_by_max_k: int | None = _if_used("The store's `max_k`, when it cut K.")
+
+
+class KMeansDetailPublic(BaseModel):
+    """How the k-means fit went (`centroid`, `rank`)."""
+
+    inertia: float
+    iterations: int
+
+
+class MergeDetailPublic(BaseModel):
+    """How `balanced` merged fine clusters, and what keeping documents apart did."""
+
+    fine_clusters: int
+    documents_kept_apart: int = Field(description="0 when the rule was off.")
+    document_separation: float | None = Field(
+        description="Null when not measured (one document, or more documents than K)."
+    )
+
+
 class SelectResponse(BaseModel):
     """K clusters covering the scope, largest first."""
 
@@ -67,9 +107,9 @@ class SelectResponse(BaseModel):
     n_passages: int = Field(description="Passages in scope.")
     per_cluster: int
     seed: int
-    scope: dict[str, Any]
-    k_detail: dict[str, Any] = Field(description="Inputs of the K rule (budget, inertia curve).")
-    method_detail: dict[str, Any]
+    scope: ScopePublic
+    k_detail: KDetailPublic = Field(description="Inputs of the K rule (budget, inertia curve).")
+    method_detail: KMeansDetailPublic | MergeDetailPublic
     clusters: list[SelectedCluster]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
+from api.service.audit_models import QueueNodePublic
 from indexer.reviews import ReviewState, review_states
 from indexer.store.backends import Row
 from indexer.store.catalog import Catalog
@@ -46,16 +46,15 @@ class AuditNodes:
         stored = self.summaries.get(row["summary_key"] or "")
         return str(stored["text"]) if stored is not None else ""
 
-    def view(self, row: Row, *, revision: str | None) -> dict[str, Any]:
+    def view(self, row: Row, *, revision: str) -> QueueNodePublic:
         """The node as the audit shows it: the summary as served, with its review."""
         full = node_json(
             row, self.summaries.get(row["summary_key"]), self.states.get(row["node_id"])
         )
         out = {k: full.get(k) for k in _VIEW_FIELDS}
-        out["doc_id"] = row["doc_id"]
-        if revision is not None:
-            out["revision"] = revision
-        return out
+        return QueueNodePublic.model_validate(
+            {**out, "doc_id": row["doc_id"], "revision": revision}
+        )
 
 
 def load_nodes(catalog: Catalog, rows: list[Row], *, with_children: bool) -> AuditNodes:

@@ -13,10 +13,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from api.service.audit_models import (
+    AuditLogPublic,
+    FlagPublic,
+    LogEntryPublic,
+    QueueItemPublic,
+    QueuePublic,
+    ReviewPublic,
+    SourcesPublic,
+)
 from api.service.audit_nodes import LEVEL_ORDER, AuditNodes, load_nodes
-from api.service.lint_cache import Flags, machine_flags
+from api.service.lint_cache import machine_flags, typed_flags
 from indexer.errors import InvalidRequestError, NotFoundError
 from indexer.lint import Linter
 from indexer.reviews import PENDING, REVIEW_STATUSES, ReviewState
@@ -32,10 +40,10 @@ MAX_QUEUE_PAGE = 500
 
 @dataclass(frozen=True, kw_only=True)
 class _Item:
-    order: tuple[Any, ...]
+    order: tuple[int | float | str, ...]
     row: Row
     state: ReviewState
-    flags: Flags
+    flags: list[FlagPublic]
     hidden: int = 0
 
 
@@ -48,7 +56,7 @@ def queue(
     offset: int = 0,
     linter: Linter | None = None,
     min_confidence: float = 0.0,
-) -> dict[str, Any]:
+) -> QueuePublic:
     """The served summaries to audit, most urgent first (see the module doc for the order).
 
     Args:
@@ -62,9 +70,9 @@ def queue(
             item counts them in ``hidden_flags``); 0 shows every flag.
 
     Returns:
-        ``{"items", "total", "limit", "offset", "status", "counts"}``; each item has the node
-        (summary as served), its lint ``flags``, its ``status``, its latest ``review`` (or
-        null), ``stale``, ``reason`` and ``sources`` (the passages it covers).
+        One page of items and the counts by status; each item has the node (summary as
+        served), its lint ``flags``, its ``status``, its latest ``review`` (or null),
+        ``stale``, ``reason`` and ``sources`` (the passages it covers).
 
     Raises:
         InvalidRequestError: An unknown status, or a limit or offset out of range.
@@ -84,22 +92,22 @@ def queue(
     flags = machine_flags(catalog, summarized, nodes, linter=linter)
     counts, items = _items(summarized, nodes, flags, status=status, min_confidence=min_confidence)
     page = items[offset : offset + limit]
-    return {
-        "items": [
-            _queue_json(i, nodes, revision=documents[i.row["doc_id"]]["revision"]) for i in page
+    return QueuePublic(
+        items=[
+            _queue_item(i, nodes, revision=documents[i.row["doc_id"]]["revision"]) for i in page
         ],
-        "total": len(items),
-        "limit": limit,
-        "offset": offset,
-        "status": status,
-        "counts": counts,
-    }
+        total=len(items),
+        limit=limit,
+        offset=offset,
+        status=status,  # type: ignore[arg-type]  # checked against QUEUE_STATUSES above
+        counts=counts,
+    )
 
 
 def _items(
     rows: list[Row],
     nodes: AuditNodes,
-    flags: dict[str, Flags],
+    flags: dict[str, list[FlagPublic]],
     *,
     status: str,
     min_confidence: float,
@@ -140,12 +148,12 @@ def _documents(catalog: Catalog, doc_ids: Sequence[str] | None) -> dict[str, Row
     return {d: documents[d] for d in doc_ids}
 
 
-def _item(row: Row, state: ReviewState, machine: Flags, min_confidence: float) -> _Item:
+def _item(row: Row, state: ReviewState, machine: list[FlagPublic], min_confidence: float) -> _Item:
     # A correction is shown with the flags of the expert's text, stored with the review.
     stored = state.review.flags if state.correction is not None and state.review else None
-    every = stored if stored is not None else machine
-    flags = [f for f in every if f.get("confidence") is None or f["confidence"] >= min_confidence]
-    serious = sum(1 for f in flags if f["kind"] in SERIOUS_FLAGS)
+    every = typed_flags(stored) if stored is not None else machine
+    flags = [f for f in every if f.confidence is None or f.confidence >= min_confidence]
+    serious = sum(1 for f in flags if f.kind in SERIOUS_FLAGS)
     likeliest = max((_confidence(f) for f in flags), default=0.0)
     order = (
         0 if state.stale else 1,
@@ -159,33 +167,32 @@ def _item(row: Row, state: ReviewState, machine: Flags, min_confidence: float) -
     return _Item(order=order, row=row, state=state, flags=flags, hidden=len(every) - len(flags))
 
 
-def _confidence(flag: dict[str, Any]) -> float:
-    value = flag.get("confidence")
-    return float(value) if value is not None else UNRATED
+def _confidence(flag: FlagPublic) -> float:
+    return flag.confidence if flag.confidence is not None else UNRATED
 
 
-def _queue_json(item: _Item, nodes: AuditNodes, *, revision: str) -> dict[str, Any]:
+def _queue_item(item: _Item, nodes: AuditNodes, *, revision: str) -> QueueItemPublic:
     row, latest = item.row, item.state.latest
-    return {
-        "node": nodes.view(row, revision=revision),
-        "status": item.state.status,
-        "flags": item.flags,
-        "hidden_flags": item.hidden,
-        "review": latest.to_json() if latest is not None else None,
-        "stale": item.state.stale,
-        "reason": item.state.reason,
-        "sources": {
-            "passages": row["n_passages"],
-            "first": row["first_passage"],
-            "last": row["last_passage"],
-            "href": f"/v1/nodes/{row['node_id']}",
-        },
-    }
+    return QueueItemPublic(
+        node=nodes.view(row, revision=revision),
+        status=item.state.status,  # type: ignore[arg-type]  # a review status or pending
+        flags=item.flags,
+        hidden_flags=item.hidden,
+        review=ReviewPublic.model_validate(latest.to_json()) if latest is not None else None,
+        stale=item.state.stale,
+        reason=item.state.reason,
+        sources=SourcesPublic(
+            passages=row["n_passages"],
+            first=row["first_passage"],
+            last=row["last_passage"],
+            href=f"/v1/nodes/{row['node_id']}",
+        ),
+    )
 
 
 def audit_log(
     catalog: Catalog, *, doc_id: str | None = None, limit: int = 50, offset: int = 0
-) -> dict[str, Any]:
+) -> AuditLogPublic:
     """The audit log, newest first.
 
     Raises:
@@ -193,22 +200,18 @@ def audit_log(
     """
     check_page(limit, offset)
     rows, total = catalog.reviews.log_page(doc_id=doc_id, limit=limit, offset=offset)
-    return {
-        "entries": [
-            {
-                "entry_id": r["entry_id"],
-                "at": r["at"],
-                "actor": r["actor"],
-                "action": r["action"],
-                "doc_id": r["doc_id"],
-                "node_id": r["node_id"],
-                "node_hash": r["node_hash"],
-                "review_id": r["review_id"],
-                "detail": json.loads(r["detail"]),
-            }
-            for r in rows
-        ],
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+    entries = [
+        LogEntryPublic(
+            entry_id=r["entry_id"],
+            at=r["at"],
+            actor=r["actor"],
+            action=r["action"],
+            doc_id=r["doc_id"],
+            node_id=r["node_id"],
+            node_hash=r["node_hash"],
+            review_id=r["review_id"],
+            detail=json.loads(r["detail"]),
+        )
+        for r in rows
+    ]
+    return AuditLogPublic(entries=entries, total=total, limit=limit, offset=offset)

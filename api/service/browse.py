@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from api.service.node_models import NodeDetailPublic
 from api.service.outline import node_label
 from indexer.errors import NotFoundError
 from indexer.reviews import review_states
@@ -15,7 +16,7 @@ from indexer.treeview import node_json
 
 def node_detail(
     catalog: Catalog, node_id: str, *, passages_limit: int = 100, passages_offset: int = 0
-) -> dict[str, Any]:
+) -> NodeDetailPublic:
     """A node with its parent, children and covered passages (one page of them).
 
     A node of a superseded revision is still shown, with ``served`` false.
@@ -49,13 +50,14 @@ def node_detail(
     node = view(row)
     node["revision"] = build.revision if build else None
     node["served"] = bool(build and build.served)
-    return {
+    detail = {
         "node": node,
         "parent": view(parent) if parent else None,
         "children": [view(c) for c in children],
         "passages": [view(p) for p in passages],
         "passages_total": total,
     }
+    return NodeDetailPublic.model_validate(detail)
 
 
 def _covered(catalog: Catalog, row: Row, *, limit: int, offset: int) -> tuple[list[Row], int]:

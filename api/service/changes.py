@@ -10,9 +10,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from indexer.diff import diff_revisions
 from indexer.doc_ids import normalize_doc_id
 from indexer.store.catalog import Catalog
+from retriever.answers import SectionChange
+
+
+class DiffPublic(BaseModel):
+    """``GET /v1/documents/{doc_id}/diff``."""
+
+    doc_id: str
+    from_: str = Field(alias="from", serialization_alias="from")
+    to: str
+    summary: dict[str, int]
+    changes: list[SectionChange]
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class ScopedDiff(DiffPublic):
+    """``what_changed``: the comparison, and the heading text it was cut to."""
+
+    section: str | None = Field(
+        default=None, description="Only changes under headings containing this (when given)."
+    )
 
 
 def what_changed(
@@ -22,8 +45,8 @@ def what_changed(
     from_revision: str | None = None,
     to_revision: str | None = None,
     section: str | None = None,
-) -> dict[str, Any]:
-    """The comparison of two revisions of ``doc_id`` (the diff route's JSON).
+) -> DiffPublic:
+    """The comparison of two revisions of ``doc_id`` (the diff route's answer).
 
     Args:
         catalog: The store.
@@ -42,13 +65,14 @@ def what_changed(
         catalog, doc_id, from_revision=from_revision, to_revision=to_revision
     ).to_json()
     if section is None or not section.strip():
-        return result
+        return DiffPublic.model_validate(result)
     wanted = section.strip().casefold()
     kept = [c for c in result["changes"] if _inside(c, wanted)]
     counts = {k: 0 for k in result["summary"]}
     for change in kept:
         counts[change["change"]] += 1
-    return {**result, "section": section.strip(), "summary": counts, "changes": kept}
+    scoped = {**result, "section": section.strip(), "summary": counts, "changes": kept}
+    return ScopedDiff.model_validate(scoped)
 
 
 def _inside(change: dict[str, Any], wanted: str) -> bool:

@@ -36,7 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from api.service.job_models import JobProgressPublic
 from api.service.job_worker import QueueConsumer, worker_name
+from api.service.store_check import CheckPublic
 from indexer.budget import check_budget
 from indexer.doc_ids import normalize_doc_id
 from indexer.errors import (
@@ -343,7 +345,7 @@ class JobRunner:
             if self.store.finish(
                 job_id,
                 status="done",
-                progress=tracker.snapshot(),
+                progress=tracker.snapshot().model_dump(),
                 report=report.to_json(),
                 worker=self.worker,
             ):
@@ -357,7 +359,7 @@ class JobRunner:
         finished = self.store.finish(
             job.job_id,
             status="failed",
-            progress=tracker.snapshot(),
+            progress=tracker.snapshot().model_dump(),
             error=error,
             keep_upload=keep_upload,
             worker=self.worker,
@@ -370,9 +372,9 @@ class JobRunner:
         if upload:
             Path(upload).unlink(missing_ok=True)
 
-    def check_store(self) -> dict[str, Any]:
+    def check_store(self) -> CheckPublic:
         """:meth:`Index.check`, which waits for any running build to finish."""
-        return self.index.check()
+        return CheckPublic.model_validate(self.index.check())
 
     def wait(self, job_id: str, *, timeout: float = 600.0, poll: float = 0.1) -> Job:
         """Block until a job is done or failed (for the CLI and tests)."""
@@ -407,22 +409,24 @@ class _ProgressTracker:
             self._written = now
             # progress is advisory; the ingest must not fail for it
             with contextlib.suppress(CatalogUnavailableError):
-                self.store.set_progress(self.job_id, self.snapshot())
+                self.store.set_progress(self.job_id, self.snapshot().model_dump())
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> JobProgressPublic:
         summarize = self.stages.get("summarize", {})
         current = self.stages.get(self.stage, {})
         if self.stage == "done" and self.stages:
             # A finished job has no counts of its own: it reports its last stage, completed.
             last = list(self.stages.values())[-1]
             current = {"done": last.get("total", 0), "total": last.get("total", 0)}
-        return {
-            "stage": self.stage,
-            "done": current.get("done", 0),
-            "total": current.get("total", 0),
-            "nodes_done": summarize.get("done", 0),
-            "nodes_total": summarize.get("total", 0),
-            "summarizer_calls": self.summarizer_calls,
-            "cache_hits": self.cache_hits,
-            "stages": self.stages,
-        }
+        return JobProgressPublic.model_validate(
+            {
+                "stage": self.stage,
+                "done": current.get("done", 0),
+                "total": current.get("total", 0),
+                "nodes_done": summarize.get("done", 0),
+                "nodes_total": summarize.get("total", 0),
+                "summarizer_calls": self.summarizer_calls,
+                "cache_hits": self.cache_hits,
+                "stages": self.stages,
+            }
+        )

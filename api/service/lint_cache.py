@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import JsonValue
+
+from api.service.audit_models import FlagPublic
 from api.service.audit_nodes import AuditNodes, load_nodes
 from indexer.hashing import hash_parts
 from indexer.lint import Linter, flags_json
@@ -29,7 +32,17 @@ from indexer.store.lint_flags import CachedFlags
 
 log = logging.getLogger("overstory.audit")
 
-Flags = list[dict[str, Any]]
+_Flags = list[dict[str, Any]]  # as the lint writes them and the catalog caches them
+
+
+def typed_flags(flags: Sequence[Mapping[str, object]]) -> list[FlagPublic]:
+    """Flags as the lint or the catalog hold them, as typed values."""
+    return [FlagPublic.model_validate(f) for f in flags]
+
+
+def stored_flags(flags: Sequence[FlagPublic]) -> list[dict[str, JsonValue]]:
+    """Typed flags as the catalog stores them (the fields they were read with)."""
+    return [f.model_dump(exclude_unset=True) for f in flags]
 
 
 def node_sources(catalog: Catalog, row: Row, nodes: AuditNodes | None = None) -> list[str]:
@@ -62,7 +75,7 @@ def _labelled(row: Row, nodes: AuditNodes, passages: list[str]) -> tuple[list[st
     return [s for s in labels if s], [s for s in texts if s]
 
 
-def _lint(linter: Linter, text: str, row: Row, nodes: AuditNodes, passages: list[str]) -> Flags:
+def _lint(linter: Linter, text: str, row: Row, nodes: AuditNodes, passages: list[str]) -> _Flags:
     labels, texts = _labelled(row, nodes, passages)
     return flags_json(linter.lint(text, texts, labels))
 
@@ -80,7 +93,7 @@ class _Texts:
         return self.read[build_id]
 
 
-def _sourced(linter: Linter, row: Row, sentences: list[Any], texts: _Texts) -> Flags:
+def _sourced(linter: Linter, row: Row, sentences: list[Any], texts: _Texts) -> _Flags:
     labels = [h for h in json.loads(row["heading_path"]) if h]
     return flags_json(lint_sentences(linter, sentences, texts.of(int(row["build_id"])), labels))
 
@@ -111,12 +124,12 @@ def lint_text(
     nodes: AuditNodes,
     *,
     linter: Linter | None = None,
-) -> Flags:
+) -> list[FlagPublic]:
     """The lint flags of ``text`` (e.g. an expert's correction) as the summary of ``row``:
     its sentences aligned with the source below the node, each checked against what it aligns
     with."""
     sentences = correction_sentences(catalog, row, text)
-    return _sourced(_linter(linter), row, sentences, _Texts(catalog))
+    return typed_flags(_sourced(_linter(linter), row, sentences, _Texts(catalog)))
 
 
 def machine_flags(
@@ -125,12 +138,23 @@ def machine_flags(
     nodes: AuditNodes,
     *,
     linter: Linter | None = None,
-) -> dict[str, Flags]:
+) -> dict[str, list[FlagPublic]]:
     """Lint flags of the stored summaries of ``targets`` by node id, cached or computed now."""
+    raw = _machine_flags(catalog, targets, nodes, linter=linter)
+    return {node_id: typed_flags(flags) for node_id, flags in raw.items()}
+
+
+def _machine_flags(
+    catalog: Catalog,
+    targets: Sequence[Row],
+    nodes: AuditNodes,
+    *,
+    linter: Linter | None = None,
+) -> dict[str, _Flags]:
     linter = _linter(linter)
     wanted = {r["node_id"]: _inputs(r, nodes, linter) for r in targets if r["summary_key"]}
     cached = catalog.lint.get(r["summary_key"] for r in targets if r["summary_key"])
-    out: dict[str, Flags] = {}
+    out: dict[str, _Flags] = {}
     todo: list[Row] = []
     for r in targets:
         if not r["summary_key"]:
@@ -162,10 +186,10 @@ def machine_flags(
 
 
 def _with_judged(
-    catalog: Catalog, targets: Sequence[Row], nodes: AuditNodes, out: dict[str, Flags]
-) -> dict[str, Flags]:
+    catalog: Catalog, targets: Sequence[Row], nodes: AuditNodes, out: dict[str, _Flags]
+) -> dict[str, _Flags]:
     """The rules' flags followed by the judge's cached ones (see ``judge_cache``)."""
-    for node_id, flags in judged_flags(catalog, targets, nodes).items():
+    for node_id, flags in _judged_flags(catalog, targets, nodes).items():
         out[node_id] = [*out.get(node_id, []), *flags]
     return out
 
@@ -181,7 +205,7 @@ def lint_document(catalog: Catalog, doc_id: str, *, linter: Linter | None = None
     rows = catalog.nodes.inner_of_build(build_id)
     nodes = load_nodes(catalog, rows, with_children=False)
     summarized = [r for r in rows if r["summary_key"]]
-    return len(machine_flags(catalog, summarized, nodes, linter=linter))
+    return len(_machine_flags(catalog, summarized, nodes, linter=linter))
 
 
 class LintWarmup:
@@ -221,12 +245,19 @@ def judge_inputs(row: Row, nodes: AuditNodes) -> str:
     return hash_parts(["judge-inputs", *fixed])
 
 
-def judged_flags(catalog: Catalog, targets: Sequence[Row], nodes: AuditNodes) -> dict[str, Flags]:
+def judged_flags(
+    catalog: Catalog, targets: Sequence[Row], nodes: AuditNodes
+) -> dict[str, list[FlagPublic]]:
     """Cached judge flags of ``targets`` by node id (only answers for the current inputs)."""
+    raw = _judged_flags(catalog, targets, nodes)
+    return {node_id: typed_flags(flags) for node_id, flags in raw.items()}
+
+
+def _judged_flags(catalog: Catalog, targets: Sequence[Row], nodes: AuditNodes) -> dict[str, _Flags]:
     keyed = {judge_key(r["summary_key"]): r for r in targets if r["summary_key"]}
     if not keyed:
         return {}
-    out: dict[str, Flags] = {}
+    out: dict[str, _Flags] = {}
     for key, hit in catalog.lint.get(keyed).items():
         row = keyed[key]
         if hit.inputs == judge_inputs(row, nodes):

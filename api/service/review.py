@@ -9,13 +9,20 @@ a correction) is checked here.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from api.service.audit_models import (
+    FlagPublic,
+    ReviewedNodePublic,
+    ReviewPublic,
+    ReviewResultPublic,
+    ReviewStatus,
+)
 from api.service.audit_nodes import AuditNodes, load_nodes
-from api.service.lint_cache import lint_text, machine_flags
+from api.service.lint_cache import lint_text, machine_flags, stored_flags
 from indexer.errors import ConflictError, InvalidRequestError, NotFoundError
 from indexer.lint import Linter
 from indexer.reviews import ReviewState, review_from_row
@@ -32,8 +39,6 @@ from indexer.validation import (
 
 MAX_CORRECTION_CHARS = 20_000
 MAX_NOTE_CHARS = 2_000
-
-ReviewStatus = Literal["approved", "corrected", "rejected"]  # indexer.reviews.REVIEW_STATUSES
 
 
 class ReviewCreate(BaseModel):
@@ -140,7 +145,7 @@ def review(
     reviewer: str,
     key_id: str = "local",
     linter: Linter | None = None,
-) -> dict[str, Any]:
+) -> ReviewResultPublic:
     """:func:`record_review` from raw values (validated by :class:`ReviewCreate`).
 
     Raises:
@@ -159,7 +164,7 @@ def record_review(
     reviewer: str,
     key_id: str = "local",
     linter: Linter | None = None,
-) -> dict[str, Any]:
+) -> ReviewResultPublic:
     """Record an expert's review of a served node's summary.
 
     ``approved`` of a node whose summary is a correction approves the correction (it stays the
@@ -175,7 +180,7 @@ def record_review(
         linter: The lint the correction is checked with (default: by shared words).
 
     Returns:
-        ``{"review", "flags", "node"}``: the stored review, the lint flags of the text now
+        The stored review, the lint flags of the text now
         served (the correction's for ``corrected``) and the node as now served.
 
     Raises:
@@ -201,24 +206,25 @@ def record_review(
         corrected_text=text,
         note=request.note,
         reviewer=reviewer,
-        flags=flags,
+        flags=stored_flags(flags),
     )
     review_id = catalog.reviews.add(new, log_detail={**_log_detail(new, state), "key_id": key_id})
     return _result(catalog, row, review_id, flags)
 
 
 def _result(
-    catalog: Catalog, row: Row, review_id: int, flags: list[dict[str, Any]]
-) -> dict[str, Any]:
+    catalog: Catalog, row: Row, review_id: int, flags: list[FlagPublic]
+) -> ReviewResultPublic:
     stored = catalog.reviews.get(review_id)
     assert stored is not None  # written just now, in this process
     after = load_nodes(catalog, [row], with_children=False)
     doc = catalog.require_document(row["doc_id"])
-    return {
-        "review": review_from_row(stored).to_json(),
-        "flags": flags,
-        "node": after.view(row, revision=doc["revision"]),
-    }
+    node = after.view(row, revision=doc["revision"])
+    return ReviewResultPublic(
+        review=ReviewPublic.model_validate(review_from_row(stored).to_json()),
+        flags=flags,
+        node=ReviewedNodePublic.model_validate(node.model_dump(exclude_unset=True)),
+    )
 
 
 def _verdict_text(
@@ -227,7 +233,7 @@ def _verdict_text(
     request: ReviewCreate,
     nodes: AuditNodes,
     linter: Linter | None,
-) -> tuple[str | None, list[dict[str, Any]]]:
+) -> tuple[str | None, list[FlagPublic]]:
     """The text the review leaves served (None: the machine summary) and its lint flags."""
     text = request.text
     state = nodes.states[row["node_id"]]

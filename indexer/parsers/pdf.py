@@ -15,7 +15,7 @@ from indexer.errors import ParseError, UnreadableFileError
 from indexer.parsers.base import ParsedDocument
 from indexer.parsers.numbering import find_numbered_headings
 from indexer.parsers.pdf_contents import contents_entries
-from indexer.parsers.pdf_layout import read_page
+from indexer.parsers.pdf_layout import FontCache, read_page
 from indexer.parsers.pdf_page_keys import PageKeys, PageTextCache
 from indexer.parsers.pdf_pages import clean_pages
 from indexer.parsers.pdf_title import pdf_title
@@ -87,7 +87,7 @@ def _open(data: bytes, filename: str) -> PdfReader:
 
 def _page_texts(reader: PdfReader, filename: str, cache: PageTextCache | None) -> list[str]:
     texts: list[str] = []
-    fonts: dict[object, object] = {}  # each font measured once per document
+    fonts: FontCache = {}  # each font measured once per document
     keys = PageKeys()
     for number, page in enumerate(reader.pages, start=1):
         key = _page_key(keys, page) if cache is not None else None

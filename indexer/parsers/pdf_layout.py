@@ -27,16 +27,17 @@ import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pypdf.errors import PyPdfError
+from pypdf.generic import DictionaryObject
+
+from indexer.parsers.pdf_fonts import FontWidths, font_widths
+
 if TYPE_CHECKING:
     from pypdf import PageObject
 
-_Font: Any
-try:  # glyph widths; a pypdf without this class leaves widths estimated from the page
-    from pypdf.generic._font import Font as _Font
-except ImportError:  # pragma: no cover - depends on the installed pypdf
-    _Font = None
-
 log = logging.getLogger(__name__)
+
+FontCache = dict[Any, FontWidths | None]  # a document's measured fonts by object reference
 
 CELL_SEPARATOR = " | "
 _BIN = 2.0  # points: the resolution of the gutter search
@@ -88,7 +89,7 @@ class _Line:
         return "".join(r.text for r in self.runs).strip()
 
 
-def read_page(page: PageObject, fonts: dict[Any, Any] | None = None) -> str:
+def read_page(page: PageObject, fonts: FontCache | None = None) -> str:
     """The page's text in reading order (pypdf's plain text when nothing needs reordering).
 
     Args:
@@ -118,22 +119,22 @@ def read_page(page: PageObject, fonts: dict[Any, Any] | None = None) -> str:
     return plain if ordered is None else ordered
 
 
-def _text_width(fonts: dict[Any, Any], font: Any, text: str, size: float) -> float | None:
+def _text_width(fonts: FontCache, font: Any, text: str, size: float) -> float | None:
     """The text's advance in points from the font's widths, or None when unknown."""
-    if _Font is None or font is None:
+    if not isinstance(font, DictionaryObject):
         return None
-    ref = getattr(font, "indirect_reference", None)
+    ref = font.indirect_reference
     # A font written inline has no reference: keyed by its object, which the reader keeps.
     key = (ref.idnum, ref.generation) if ref is not None else ("inline", id(font))
     if key not in fonts:
         try:
-            fonts[key] = _Font.from_font_resource(font)
-        except Exception:  # a font pypdf cannot measure: the width is estimated instead
+            fonts[key] = font_widths(font)
+        except (ValueError, TypeError, PyPdfError):  # unreadable widths: estimated instead
             fonts[key] = None
     measured = fonts[key]
     if measured is None:
         return None
-    return float(measured.get_text_width(text.rstrip("\n").rstrip())) / 1000.0 * size
+    return measured.text_width(text.rstrip("\n").rstrip(), size)
 
 
 def order_runs(runs: list[_Run]) -> str | None:

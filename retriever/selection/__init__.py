@@ -8,7 +8,7 @@ route (``POST /v1/select``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,6 +22,7 @@ from retriever.selection.base import (
     Cluster,
     Partition,
     Representative,
+    Scope,
     SelectionMethod,
     SelectionRequest,
     SelectionResult,
@@ -90,8 +91,9 @@ def select(index: Index, request: SelectionRequest, *, seed: int | None = None) 
         )
         # A K from the budget or the elbow is not checked by the request: cap it here.
         k = min(choice.k, settings.max_k)
+        detail = choice.detail
         if k != choice.k:
-            choice.detail["limited_by_max_k"] = settings.max_k
+            detail = replace(detail, limited_by_max_k=settings.max_k)
         partition = method.partition(passages.vectors, k, seed=used_seed, strata=passages.doc_codes)
         picks = _pick(
             passages,
@@ -109,8 +111,8 @@ def select(index: Index, request: SelectionRequest, *, seed: int | None = None) 
         n_passages=len(passages),
         per_cluster=request.per_cluster,
         seed=used_seed,
-        scope={"documents": passages.documents, "under": request.under},
-        k_detail=choice.detail,
+        scope=Scope(documents=passages.documents, under=request.under),
+        k_detail=detail,
         method_detail=partition.detail,
         clusters=clusters,
     )

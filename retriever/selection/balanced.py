@@ -29,11 +29,9 @@ rather than a topic — visible in ``size`` and ``share``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from retriever.selection.base import Partition
+from retriever.selection.base import MergeDetail, Partition
 from retriever.selection.centroid import centroid_similarity
 from retriever.selection.kmeans import group_sums, kmeans
 
@@ -61,11 +59,11 @@ class BalancedMethod:
         n = vectors.shape[0]
         fine_k = min(n, max(k, self.overcluster * k))
         fit = kmeans(vectors, fine_k, seed=seed)
-        groups, info = merge_by_similarity(vectors, fit.labels, fine_k, k, strata=strata)
+        groups, detail = merge_by_similarity(vectors, fit.labels, fine_k, k, strata=strata)
         labels = groups[fit.labels]
         centers = group_sums(vectors, labels, k)
         centers /= np.bincount(labels, minlength=k).astype(np.float32)[:, None]
-        return Partition(labels, centers, {"fine_clusters": fine_k, **info})
+        return Partition(labels, centers, detail)
 
     def relevance(self, vectors: np.ndarray, center: np.ndarray, *, seed: int) -> np.ndarray:
         """Cosine similarity to the merged cluster's centroid."""
@@ -79,7 +77,7 @@ def merge_by_similarity(
     k: int,
     *,
     strata: np.ndarray | None = None,
-) -> tuple[np.ndarray, dict[str, Any]]:
+) -> tuple[np.ndarray, MergeDetail]:
     """Merge fine clusters pairwise, most alike first (average linkage), until ``k`` remain.
 
     For unit vectors the mean pairwise cosine between two clusters is the dot product of their
@@ -95,8 +93,8 @@ def merge_by_similarity(
 
     Returns:
         For each fine cluster its final cluster in ``0..k-1`` (numbered by first fine cluster),
-        and what rule 2 did: ``documents_kept_apart`` (0 when off) and
-        ``document_separation`` (null when not measured: one document, or more than K).
+        and the merge's :class:`MergeDetail` (what rule 2 did: documents kept apart, and their
+        separation, None when not measured: one document, or more than K).
     """
     sums = group_sums(vectors, labels, fine_k).astype(np.float64)
     counts = np.bincount(labels, minlength=fine_k).astype(np.float64)
@@ -126,8 +124,12 @@ def merge_by_similarity(
         blocked[:, keep] = False
         alive -= 1
     roots = np.unique(owner)
-    info = {"documents_kept_apart": keeper.target, "document_separation": keeper.separation}
-    return np.searchsorted(roots, owner), info
+    detail = MergeDetail(
+        fine_clusters=fine_k,
+        documents_kept_apart=keeper.target,
+        document_separation=keeper.separation,
+    )
+    return np.searchsorted(roots, owner), detail
 
 
 def _refresh_similarities(

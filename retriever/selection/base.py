@@ -9,14 +9,15 @@ stored vectors, choosing K, picking diverse representatives, labels and provenan
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from indexer.validation import REQUEST_CONFIG, WholeNumber
 from retriever.request import QueryLimits, check_k, document_ids
+from retriever.selection.k_choice import KDetail
 
 METHODS = ("centroid", "rank", "balanced")
 K_RULES = ("request", "budget", "elbow")
@@ -92,13 +93,37 @@ def _limited(max_k: int) -> type[SelectionRequest]:
     return type("SelectionRequest", (SelectionRequest,), {"max_k": max_k, "__module__": __name__})
 
 
+@dataclass(frozen=True)
+class KMeansDetail:
+    """How the k-means fit went (``centroid``, ``rank``)."""
+
+    inertia: float
+    iterations: int
+
+
+@dataclass(frozen=True)
+class MergeDetail:
+    """How ``balanced`` merged fine clusters: how many, and what the document rule did.
+
+    ``documents_kept_apart`` is 0 when the rule was off; ``document_separation`` is None when it
+    was not measured (one document, or more documents than K).
+    """
+
+    fine_clusters: int
+    documents_kept_apart: int
+    document_separation: float | None
+
+
+MethodDetail = KMeansDetail | MergeDetail
+
+
 @dataclass
 class Partition:
     """Exactly K non-empty clusters: ``labels[i]`` in ``0..K-1`` and one center per cluster."""
 
     labels: np.ndarray
     centers: np.ndarray
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: MethodDetail
 
     @property
     def k(self) -> int:
@@ -159,6 +184,14 @@ class Cluster:
     representatives: list[Representative]
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What was clustered: the documents in scope and the node it was narrowed to."""
+
+    documents: list[str]
+    under: str | None
+
+
 @dataclass
 class SelectionResult:
     """The whole answer of ``select``; ``to_dict`` is the JSON of the CLI and the HTTP route."""
@@ -169,11 +202,13 @@ class SelectionResult:
     n_passages: int
     per_cluster: int
     seed: int
-    scope: dict[str, Any]
-    k_detail: dict[str, Any]
-    method_detail: dict[str, Any]
+    scope: Scope
+    k_detail: KDetail
+    method_detail: MethodDetail
     clusters: list[Cluster]
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able data."""
-        return asdict(self)
+    def to_dict(self) -> dict[str, JsonValue]:
+        """Plain JSON-able data; the K rule's inputs it did not use are left out."""
+        out = asdict(self)
+        out["k_detail"] = {k: v for k, v in out["k_detail"].items() if v is not None}
+        return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retriever.selection.base import Partition
+from retriever.selection.base import KMeansDetail, Partition
 from retriever.selection.kmeans import kmeans
 
 
@@ -18,11 +18,8 @@ class CentroidMethod:
     ) -> Partition:
         """k-means (greedy k-means++ seeding, Lloyd steps) into exactly ``k`` clusters."""
         fit = kmeans(vectors, k, seed=seed)
-        return Partition(
-            fit.labels,
-            fit.centers,
-            {"inertia": round(fit.inertia, 4), "iterations": fit.iterations},
-        )
+        detail = KMeansDetail(inertia=round(fit.inertia, 4), iterations=fit.iterations)
+        return Partition(fit.labels, fit.centers, detail)
 
     def relevance(self, vectors: np.ndarray, center: np.ndarray, *, seed: int) -> np.ndarray:
         """Cosine similarity to the centroid: the most *typical* member ranks first."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -15,13 +14,30 @@ ELBOW_SAMPLE = 2000
 _ELBOW_ITER = 20
 
 
-@dataclass
+@dataclass(frozen=True)
+class KDetail:
+    """The inputs of the K rule; a field the rule does not use is None (absent from the JSON).
+
+    ``budget``: ``budget_tokens``, ``mean_passage_tokens``, ``per_cluster`` and ``clamped`` (K
+    was raised to 1 or cut to the passages in scope); ``elbow``: ``inertia_curve`` as
+    ``[[k, inertia], ...]``; any rule: ``limited_by_max_k`` when the store's ``max_k`` cut K.
+    """
+
+    budget_tokens: int | None = None
+    mean_passage_tokens: float | None = None
+    per_cluster: int | None = None
+    clamped: bool | None = None
+    inertia_curve: list[list[float]] | None = None
+    limited_by_max_k: int | None = None
+
+
+@dataclass(frozen=True)
 class KChoice:
     """The chosen K, the rule that chose it (``request``, ``budget``, ``elbow``) and its inputs."""
 
     k: int
     rule: str
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: KDetail = field(default_factory=KDetail)
 
 
 def choose_k(
@@ -50,18 +66,15 @@ def choose_k(
         mean = max(mean_tokens(), 1.0)
         raw = int(budget_tokens // (mean * per_cluster))
         k = min(max(raw, 1), n)
-        return KChoice(
-            k,
-            "budget",
-            {
-                "budget_tokens": budget_tokens,
-                "mean_passage_tokens": round(mean, 1),
-                "per_cluster": per_cluster,
-                "clamped": k != raw,
-            },
+        detail = KDetail(
+            budget_tokens=budget_tokens,
+            mean_passage_tokens=round(mean, 1),
+            per_cluster=per_cluster,
+            clamped=k != raw,
         )
+        return KChoice(k, "budget", detail)
     k, curve = elbow_k(vectors, seed=seed)
-    return KChoice(k, "elbow", {"inertia_curve": curve})
+    return KChoice(k, "elbow", KDetail(inertia_curve=curve))
 
 
 def elbow_k(vectors: np.ndarray, *, seed: int) -> tuple[int, list[list[float]]]:
