@@ -84,7 +84,10 @@ class ExtractiveSummarizer:
     def summarize_one(self, request: SummaryRequest) -> SummaryResult:
         """Summarize one node synchronously."""
         units = units_of(request.own_text(), dialogue=is_dialogue(request.passages))
-        kind = back_matter(request.title or "") if request.level != "document" else None
+        # Back matter is a part of the document itself (an appendix, a chapter), never a
+        # section inside a chapter ("2.17 Merged Numerical References").
+        top = len(request.heading_path) <= 2
+        kind = back_matter(request.title or "") if request.level != "document" and top else None
         if kind is not None:
             sentences = _back_matter(request, units, kind)
         elif request.children:
@@ -264,13 +267,24 @@ def _bare(title: str) -> str:
     return bare or title.strip()
 
 
-def _lead_of(child: ChildSummary) -> SourcedSentence | None:
-    """What a child is about: its lead statement, else its first quoted statement."""
+def _lead_of(child: ChildSummary, shared: frozenset[str] = frozenset()) -> SourcedSentence | None:
+    """What a child is about: its lead statement, else its first quoted statement; never one
+    of ``shared`` (a statement several parts open with says nothing about any one of them)."""
     for kind in ("lead", "statement", "fact"):
         for s in child.sentences:
-            if s.kind == kind and count_tokens(s.text) <= _MAX_PART_LEAD:
+            if s.kind == kind and count_tokens(s.text) <= _MAX_PART_LEAD and s.text not in shared:
                 return s
     return None
+
+
+def _shared_leads(children: Sequence[ChildSummary]) -> frozenset[str]:
+    """The statements more than one part would open with (a banner every chapter repeats)."""
+    seen: dict[str, int] = {}
+    for c in children:
+        lead = _lead_of(c)
+        if lead is not None:
+            seen[lead.text] = seen.get(lead.text, 0) + 1
+    return frozenset(t for t, n in seen.items() if n > 1)
 
 
 def _fact_of(child: ChildSummary, lead: SourcedSentence) -> SourcedSentence | None:
@@ -288,14 +302,14 @@ def _names(titles: Sequence[str]) -> str:
     return f"{', '.join(bare[:-1])} and {bare[-1]}"
 
 
-def _part(child: ChildSummary) -> SourcedSentence | None:
+def _part(child: ChildSummary, shared: frozenset[str] = frozenset()) -> SourcedSentence | None:
     """One line for one part: its heading and lead, or its heading and what it covers."""
     head = (child.heading,) if child.heading else ()
     title = _bare(child.title)
     prefix = f"{title}: " if title else ""
     if back_matter(title):
         return None  # an index, a licence: named among the parts, never quoted
-    lead = _lead_of(child)
+    lead = _lead_of(child, shared)
     if lead is not None:
         if lead.text.startswith(prefix):
             prefix = ""  # the lead already opens with the part's name
@@ -322,7 +336,8 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
         return _reference_outline(out, request, entries, budget - used)
     if len(request.children) == 1 and request.children[0].sentences:
         return _single_part(out, request.children[0], budget - used)
-    lines = [(_part(c), c) for c in request.children]
+    shared = _shared_leads(request.children)
+    lines = [(_part(c, shared), c) for c in request.children]
     cost = [count_tokens(p.text) if p else 0 for p, _ in lines]
     # Parts in order while they fit; when they do not, the largest parts get a line first.
     order = sorted(range(len(lines)), key=lambda i: -request.children[i].passages)
@@ -337,7 +352,7 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
     for i in sorted(keep, key=lambda i: -request.children[i].passages):
         part = lines[i][0]
         assert part is not None
-        lead = _lead_of(lines[i][1])
+        lead = _lead_of(lines[i][1], shared)
         fact = _fact_of(lines[i][1], lead) if lead else None
         if fact is not None and used + count_tokens(fact.text) + reserve <= budget:
             facts[i] = fact

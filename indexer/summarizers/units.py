@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from indexer.summarizers.blocks import Block, blocks_of
 from indexer.summarizers.cues import (
     complete,
+    generic_subject,
     is_lead_in,
     leans_back,
     points_forward,
@@ -129,8 +130,9 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[Draft]:
 
     Args:
         blocks: The blocks of one run of a node's own text.
-        opening: The run opens the node: its first sentence may lean on the node's heading
-            ("This option sets …" right under the option's heading).
+        opening: The run opens the node: a synopsis may open it, and its first paragraph is no
+            remark on code. Its first sentence does not lean on the node's heading: a summary
+            is read without it ("This function …" under "Error handling" names no function).
     """
     out: list[Draft] = []
     reading = _Reading(opening=opening)
@@ -251,7 +253,9 @@ def _paragraph(
     after_code = i > 0 and blocks[i - 1].kind == "code" and not opening
     for j, piece in enumerate(pieces):
         text = piece.text
-        heads_itself = j == 0 and (bool(term) or opening)
+        # An entry's name stands before its paragraph; a heading says whose "the default" a
+        # node's opening speaks of, but never what its "this function" or "also" points at.
+        heads_itself = j == 0 and (bool(term) or (opening and generic_subject(text)))
         leans = leans_back(text) or (j > 0 and refers_to(text, pieces[j - 1].text))
         if (leans or (j == 0 and after_code)) and not heads_itself:
             if chain:
