@@ -6,11 +6,12 @@ a global question (the intent step reads it as asking for a section or the docum
 summary of the node it asks about, the other summaries of the top ranks, the summaries of that
 node's child sections, the next few ranked summaries (a hedge: the best summary is not always
 the part asked about, and a summary covers more of a part per token than a passage), then the
-passages under the node that best match the question, then the next best passages; a specific
-question gets its best passages in rank order (with ``FOLLOW``, the best ones bring the passage
-after them; read without confidence, the best top summary comes third). Nodes are taken best
-first while the assembled context fits the budget; what does not fit is skipped for what does,
-and a summary too long for what is left keeps its first sentences.
+ranked passages under the node, then the rest of the ranking in rank order, and only then the
+passages under the node that the ranking did not find but that best match the question; a
+specific question gets its best passages in rank order (with ``FOLLOW``, the best ones bring the
+passage after them; read without confidence, the summaries of the top ranks come third). Nodes
+are taken best first while the assembled context fits the budget; what does not fit is skipped
+for what does, and a summary too long for what is left keeps its first sentences.
 :mod:`retriever.context_pieces` assembles the pieces: no text twice, reading order, a citation
 number for each. The constants were compared on the tuning half of the real-manual questions
 (``benchmarks/bench_context.py``).
@@ -48,13 +49,13 @@ Tokenizer = Literal["minilm", "cl100k_base", "words"]
 MIN_BUDGET = 50
 MAX_BUDGET = 32_000
 CANDIDATES = 30  # ranked candidates read
-BELOW = 40  # passages under a global question's node, ranked by cosine
+BELOW = 40  # unranked passages under a global question's node, taken by cosine
 FOLLOW = 0  # specific: the best passages that bring the passage after them
 SUMMARIES = 3  # global: the summaries of the top ranks taken (the best one first)
 TOP = 5  # global: the ranks those summaries must be in
 CHILDREN = 8  # global: the summaries of the best summary's child sections taken after them
 LATER = 3  # global: the summaries ranked below the top ranks, taken after those children
-UNSURE = 0.8  # specific: below this probability of the reading, the best top summary comes third
+UNSURE = 0.8  # specific: below this probability of the reading, the top summaries come third
 FULL = 24  # tokens left under which no piece fits (a header line alone takes about 20)
 
 
@@ -212,9 +213,10 @@ def plan(retriever: Retriever, request: ContextRequest) -> Plan:
     if label == "passage":
         wanted = specific_order(retriever, ranked)
         sure = ranking.intent.scores["passage"] if ranking.intent is not None else 1.0
-        summary = next((n for n in ranked[:TOP] if not n.is_passage), None)
-        if summary is not None and sure < UNSURE:  # it may ask about the part after all
-            wanted.insert(min(2, len(wanted)), summary)
+        if sure < UNSURE:  # it may ask about a part after all: the summaries a global reading
+            # would open with (an extractive one may even hold the sentence asked for)
+            tops = [n for n in ranked[:TOP] if not n.is_passage][:SUMMARIES]
+            wanted[min(2, len(wanted)) : min(2, len(wanted))] = tops
         return Plan(query.query, label, "specific", tuple(wanted), snapshot)
     wanted = global_order(retriever, ranked, vector)
     return Plan(query.query, label, "global", tuple(wanted), snapshot)
@@ -224,8 +226,14 @@ def global_order(
     retriever: Retriever, ranked: list[NodeRecord], vector: np.ndarray
 ) -> list[NodeRecord]:
     """The best summary, the next best summaries of the top ranks, the summaries of the best
-    one's child sections, the next :data:`LATER` ranked summaries, the passages under the best
-    one (ranked ones first, then by cosine), the other ranked passages."""
+    one's child sections, the next :data:`LATER` ranked summaries, the ranked passages under the
+    best one, the rest of the ranking in rank order (summaries and passages), then the
+    passages under the best one that the ranking did not find, by cosine.
+
+    Whatever the ranking found comes before what only the cosine to the best summary suggests:
+    when the best summary is not the part asked about, the passages under it are the least
+    likely evidence, and a budget spent on them would crowd out the ranked summaries and
+    passages that a plain top-k list would have packed."""
     summaries = [n for n in ranked if not n.is_passage]
     passages = [n for n in ranked if n.is_passage]
     if not summaries:
@@ -236,9 +244,11 @@ def global_order(
     extra += [n for n in summaries[1:] if n not in extra][:LATER]
     below = retriever.closest_below(head, vector)
     inside = {p.node_id for p, _ in below}
-    by_cosine = [p for p, _ in below[:BELOW]]
     first = [p for p in passages if p.node_id in inside]
-    return [head, *extra, *first, *by_cosine, *passages]
+    found = {n.node_id for n in ranked}
+    by_cosine = [p for p, _ in below if p.node_id not in found][:BELOW]
+    rest = [n for n in ranked if n is not head]
+    return [head, *extra, *first, *rest, *by_cosine]
 
 
 def _child_summaries(

@@ -25,7 +25,7 @@ from indexer.validation import validated
 from overstory.integrations import HttpSource, LocalSource
 from overstory.integrations.langchain import OverstoryRetriever as LangChainRetriever
 from overstory.integrations.llama_index import OverstoryRetriever as LlamaIndexRetriever
-from retriever.context import ContextRequest, _fitting, build_context
+from retriever.context import SUMMARIES, TOP, ContextRequest, _fitting, build_context, plan
 from retriever.context_pieces import Chosen, drafts, finish, render
 from tests.http_support import BIN, FIXTURES, Service, ThreadServer, mcp_http_client, served
 
@@ -249,6 +249,48 @@ def test_global_question_opens_with_the_summary(fixtures_service: tuple[Service,
     assert len(sentences) == len(set(sentences))
     quoted = " ".join(p["text"] for p in ctx["pieces"] if p["kind"] == "quote")
     assert not [s for s in sentences if s in quoted]
+
+
+def _ranked(retriever: Any, question: str, intent: str = "auto") -> list[Any]:
+    """The ranking a context plan reads (the mix of ``POST /v1/query``)."""
+    request = retriever.request(question, k=30, intent=intent)
+    vector = retriever.encode(request.query)
+    ranking = retriever.rank(
+        request, vector, retriever.snapshots.take(), pipeline=retriever.pipeline
+    )
+    return [c.node for c in ranking.candidates]
+
+
+def test_a_global_context_takes_what_the_ranking_found_before_unranked_passages(
+    fixtures_service: tuple[Service, str, str],
+) -> None:
+    svc, _, _ = fixtures_service
+    retriever = svc.app.state.retriever
+    question = "what does the maintenance chapter cover"
+    planned = plan(retriever, ContextRequest(query=question, intent="section"))
+    assert planned.mode == "global"
+    ranked = {n.node_id for n in _ranked(retriever, question, "section")}
+    order = [n.node_id for n in planned.wanted]
+    assert ranked <= set(order), "every ranked summary and passage may be taken"
+    unranked = [i for i, n in enumerate(planned.wanted) if n.node_id not in ranked and n.is_passage]
+    assert unranked, "passages under the summary that the ranking did not find come too"
+    last_ranked = max(i for i, node_id in enumerate(order) if node_id in ranked)
+    assert last_ranked < min(unranked)
+
+
+def test_an_unsure_specific_reading_takes_the_top_summaries_third(
+    fixtures_service: tuple[Service, str, str],
+) -> None:
+    svc, _, _ = fixtures_service
+    retriever = svc.app.state.retriever
+    question = "torque for the impeller nut"
+    planned = plan(retriever, ContextRequest(query=question))
+    assert planned.mode == "specific"
+    tops = [n.node_id for n in _ranked(retriever, question)[:TOP] if not n.is_passage]
+    assert len(tops) >= 2, "the question must be read without confidence"
+    taken = tops[:SUMMARIES]
+    assert [n.node_id for n in planned.wanted[2 : 2 + len(taken)]] == taken
+    assert all(n.is_passage for n in planned.wanted[:2])
 
 
 @pytest.mark.parametrize("budget", [100, 500, 2000])
