@@ -22,6 +22,7 @@ from indexer.validation import validated
 from retriever.answers import Hit, QueryAnswer
 from retriever.candidates import Candidate, FusionWeights
 from retriever.changes import Routing, route
+from retriever.coalesce import Coalescer
 from retriever.changes import answer as answer_change
 from retriever.dense import DenseSearcher
 from retriever.follower import PublishFollower
@@ -93,6 +94,7 @@ class Retriever:
         pipeline: Pipeline | None = None,
         lexical: LexicalIndex | None = None,
         follower: PublishFollower | None = None,
+        coalesce: bool = True,
     ) -> None:
         settings = index.settings
         self.index = index
@@ -111,6 +113,9 @@ class Retriever:
         self._intent_model: IntentModel | None = None
         self._mix_model: MixModel | None = None
         self._dense: DenseSearcher | None = None
+        self.encoder: Coalescer[str, np.ndarray] | None = (
+            Coalescer(self._encode_batch) if coalesce else None
+        )
         # Query vectors of one model against stored vectors of another rank nonsense.
         require_encoder(
             self.catalog, embedder.name if embedder is not None else encoder_identity(settings)
@@ -157,7 +162,15 @@ class Retriever:
         return self._dense
 
     def encode(self, text: str) -> np.ndarray:
-        """The query's unit vector, encoded with the query thread count (``torch_threads``).
+        """The query's unit vector. Queries that arrive while another is being encoded are
+        encoded together in one forward pass (:mod:`retriever.coalesce`), unless the retriever
+        was made with ``coalesce=False``."""
+        if self.encoder is None:
+            return self._encode_batch([text])[0]
+        return self.encoder(text)
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of queries, encoded with the query thread count (``torch_threads``).
 
         Torch's thread count is process-wide and an ingest embedder in the same process (the
         HTTP service's jobs) sets its own; two threads cost 155–500 ms per query when another
@@ -169,7 +182,7 @@ class Retriever:
         torch = sys.modules.get("torch")
         if threads is not None and torch is not None and torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
-        return embedder.embed([text])[0]
+        return embedder.embed(texts)
 
     # querying ------------------------------------------------------------------------------
     def request(self, query: object, **options: Any) -> QueryRequest:
