@@ -22,8 +22,8 @@ from indexer.validation import validated
 from retriever.answers import Hit, QueryAnswer
 from retriever.candidates import Candidate, FusionWeights
 from retriever.changes import Routing, route
-from retriever.coalesce import Coalescer
 from retriever.changes import answer as answer_change
+from retriever.coalesce import Coalescer
 from retriever.dense import DenseSearcher
 from retriever.follower import PublishFollower
 from retriever.heads import Prepared, named_summaries, summaries_above
@@ -183,6 +183,16 @@ class Retriever:
         if threads is not None and torch is not None and torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
         return embedder.embed(texts)
+
+    def warm(self) -> None:
+        """Load what queries otherwise load on first use, except the encoder: the BM25 index,
+        the models of the mix and the inner nodes of every served build (the HTTP service
+        calls this in the background when it starts)."""
+        snapshot = self.snapshots.take()
+        self.lexical.refresh(snapshot)
+        _ = self.intent_model, self.mix_model
+        self.skeletons.warm(snapshot.builds())
+        settle()
 
     # querying ------------------------------------------------------------------------------
     def request(self, query: object, **options: Any) -> QueryRequest:

@@ -155,8 +155,7 @@ def test_concurrent_queries_share_one_encoder_pass_and_answer_as_alone(tmp_path:
             first = pool.submit(lambda: shared.query(shared.request(QUESTIONS[0], k=5)))
             embedder.started.wait()
             rest = [
-                pool.submit(lambda q=q: shared.query(shared.request(q, k=5)))
-                for q in QUESTIONS[1:]
+                pool.submit(lambda q=q: shared.query(shared.request(q, k=5))) for q in QUESTIONS[1:]
             ]
             _wait_until(lambda: shared.encoder is not None and shared.encoder.waiting == 7)
             embedder.gate.set()
