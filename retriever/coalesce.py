@@ -15,7 +15,7 @@ per component); rankings break exact ties by stable keys, never by such noise.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -45,7 +45,7 @@ class Coalescer(Generic[T, R]):
     """
 
     def __init__(
-        self, run: Callable[[list[T]], Sequence[R]], *, max_batch: int = MAX_BATCH
+        self, run: Callable[[list[T]], Iterable[R]], *, max_batch: int = MAX_BATCH
     ) -> None:
         if max_batch < 1:
             raise ValueError("max_batch must be at least 1")
