@@ -40,6 +40,7 @@ from api.routes import (
 from api.routes.docs_page import add_docs_page
 from api.service.jobs import JobRunner
 from api.service.keys import KeyStore
+from api.service.warmup import start_warmup
 from api.service.wiring import Stack, open_stack
 from indexer.errors import ConfigError
 from indexer.settings import Settings
@@ -145,6 +146,7 @@ def _lifespan(
         follower = stack.retriever.follower
         if follower is not None:
             await to_thread.run_sync(follower.start)
+        start_warmup(stack.retriever)
         try:
             yield
         finally:

@@ -23,6 +23,7 @@ from retriever.answers import Hit, QueryAnswer
 from retriever.candidates import Candidate, FusionWeights
 from retriever.changes import Routing, route
 from retriever.changes import answer as answer_change
+from retriever.coalesce import Coalescer
 from retriever.dense import DenseSearcher
 from retriever.follower import PublishFollower
 from retriever.heads import Prepared, named_summaries, summaries_above
@@ -93,6 +94,7 @@ class Retriever:
         pipeline: Pipeline | None = None,
         lexical: LexicalIndex | None = None,
         follower: PublishFollower | None = None,
+        coalesce: bool = True,
     ) -> None:
         settings = index.settings
         self.index = index
@@ -111,6 +113,9 @@ class Retriever:
         self._intent_model: IntentModel | None = None
         self._mix_model: MixModel | None = None
         self._dense: DenseSearcher | None = None
+        self.encoder: Coalescer[str, np.ndarray] | None = (
+            Coalescer(self._encode_batch) if coalesce else None
+        )
         # Query vectors of one model against stored vectors of another rank nonsense.
         require_encoder(
             self.catalog, embedder.name if embedder is not None else encoder_identity(settings)
@@ -157,7 +162,15 @@ class Retriever:
         return self._dense
 
     def encode(self, text: str) -> np.ndarray:
-        """The query's unit vector, encoded with the query thread count (``torch_threads``).
+        """The query's unit vector. Queries that arrive while another is being encoded are
+        encoded together in one forward pass (:mod:`retriever.coalesce`), unless the retriever
+        was made with ``coalesce=False``."""
+        if self.encoder is None:
+            return self._encode_batch([text])[0]
+        return self.encoder(text)
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of queries, encoded with the query thread count (``torch_threads``).
 
         Torch's thread count is process-wide and an ingest embedder in the same process (the
         HTTP service's jobs) sets its own; two threads cost 155–500 ms per query when another
@@ -169,7 +182,17 @@ class Retriever:
         torch = sys.modules.get("torch")
         if threads is not None and torch is not None and torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
-        return embedder.embed([text])[0]
+        return embedder.embed(texts)
+
+    def warm(self) -> None:
+        """Load what queries otherwise load on first use, except the encoder: the BM25 index,
+        the models of the mix and the inner nodes of every served build (the HTTP service
+        calls this in the background when it starts)."""
+        snapshot = self.snapshots.take()
+        self.lexical.refresh(snapshot)
+        _ = self.intent_model, self.mix_model
+        self.skeletons.warm(snapshot.builds())
+        settle()
 
     # querying ------------------------------------------------------------------------------
     def request(self, query: object, **options: Any) -> QueryRequest:

@@ -206,6 +206,21 @@ class NodeTable:
         ).fetchall()
         return [NodeRecord.from_row(r) for r in rows]
 
+    def records_of_builds(
+        self, build_ids: Iterable[int], *, inner: bool = False
+    ) -> dict[int, list[NodeRecord]]:
+        """Several builds' nodes (only the inner ones with ``inner``), each in pre-order; every
+        build asked for is a key (an empty list when it has none)."""
+        ids = list(dict.fromkeys(build_ids))
+        extra = " AND level != 'passage'" if inner else ""
+        rows = self._db.rows_in(
+            f"SELECT {_RECORD_COLUMNS} FROM nodes WHERE build_id IN ({{marks}}){extra}", ids
+        )
+        out: dict[int, list[NodeRecord]] = {b: [] for b in ids}
+        for row in sorted(rows, key=lambda r: (r["build_id"], r["ordinal"])):
+            out[row["build_id"]].append(NodeRecord.from_row(row))
+        return out
+
     def records_below(self, node: NodeRecord, *, limit: int | None = None) -> list[NodeRecord]:
         """The passages a summary node covers, in document order."""
         if node.covers is not None:
