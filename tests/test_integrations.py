@@ -269,10 +269,12 @@ def test_async_retrieval_leaves_the_event_loop_running(sources: dict[str, Any], 
         return out
 
     out = asyncio.run(main())
-    # a call that blocked the loop would let the ticker run only at the framework's own awaits
-    # (LangChain's callbacks: three)
+    # A call that blocked the loop would let the ticker run only at the framework's own awaits
+    # (LangChain's callbacks: three). How many more times it runs depends on how the machine's
+    # load shares the interpreter between the loop and the worker thread, so the bound is that
+    # semantic one, not a count of ticks per millisecond.
     for name, (_, ticks) in out.items():
-        assert ticks >= 20, (name, ticks)
+        assert ticks > 3, (name, ticks)
     rest = [r["node_id"] for r in sources["rest"]["results"]]
     assert [n.node.node_id for n in out["llama"][0]] == rest
     assert [d.id for d in out["langchain"][0]] == rest[:2]
