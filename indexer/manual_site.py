@@ -145,7 +145,7 @@ def _read_outline(
     pages, start = site.pages, site.start
     generator = generator or detect(site)
     furniture = find_furniture(list(pages.values()))
-    chromes = {name: PageChrome(root, furniture=furniture) for name, root in pages.items()}
+    chromes = {n: PageChrome(root, furniture=furniture, name=n) for n, root in pages.items()}
     try:
         outline = generator.outline(site)
     except (ValueError, KeyError, TypeError, IndexError):

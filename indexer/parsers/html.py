@@ -371,16 +371,20 @@ def parse_html(data: bytes, *, filename: str, furniture: Furniture | None = None
         BadInputError: Empty or binary content.
         ParseError: The markup could not be parsed.
     """
-    return parse_html_tree(parse_dom(data, filename=filename), furniture=furniture)
+    root = parse_dom(data, filename=filename)
+    return parse_html_tree(root, furniture=furniture, name=filename)
 
 
-def parse_html_tree(root: etree._Element, *, furniture: Furniture | None = None) -> ParsedDocument:
-    """Parse an HTML page already read into a tree (see :func:`parse_html`).
+def parse_html_tree(
+    root: etree._Element, *, furniture: Furniture | None = None, name: str = ""
+) -> ParsedDocument:
+    """Parse an HTML page already read into a tree (see :func:`parse_html`); ``name`` is the
+    page's file name, which its links to itself may carry.
 
     Raises:
         ParseError: The page holds no text.
     """
-    extractor = _Extractor(PageChrome(root, furniture=furniture))
+    extractor = _Extractor(PageChrome(root, furniture=furniture, name=name))
     extracted = extractor.run(root)
     if not extracted.strip():
         raise ParseError("HTML contains no text")

@@ -91,7 +91,7 @@ class Doxygen:
                 continue
             page = site.resolve(site.start, item.get("url"))
             fresh = page is not None and page not in placed
-            if fresh:
+            if page is not None:
                 placed.add(page)  # before its submenu: whose first item is the page again
             children = self._menu(site, item.get("children") or [], placed)
             if fresh or page == site.start:  # the start page as "Main Page" beside the rest
