@@ -15,6 +15,7 @@ manual's own outline puts it, or reported with the reason.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from pathlib import Path
 from lxml import etree
 
 from indexer.errors import OverstoryError
-from indexer.parsers.generators import Entry, Site, detect
+from indexer.parsers.generators import Entry, Generator, Site, detect
 from indexer.parsers.html_chrome import PageChrome, link_share
 from indexer.parsers.html_dom import parse_dom
 from indexer.parsers.html_furniture import Furniture, find_furniture
@@ -56,6 +57,7 @@ class SiteReading:
     refused: list[tuple[str, str]] = field(default_factory=list)  # page name, reason
     furniture: Furniture = field(default_factory=Furniture)
     start_sections: bool = True  # the start page's own sections are chapters
+    title: str | None = None  # the manual's title when not its start page's (a frameset's)
 
 
 def is_html_name(name: str) -> bool:
@@ -108,20 +110,47 @@ def read_site(
     if start not in pages:
         return SiteReading("generic", start, [], refused)
     folder = paths[start].parent
+    title = generator = None
+    opened = Site(pages, raw, start, aliases=names)
+    frame = _content_frame(opened)
+    if frame is not None:  # a frameset is no page: the manual starts in its content frame
+        title = " ".join((pages[start].findtext(".//title") or "").split()) or None
+        generator = detect(opened)  # its marks are on the page opened
+        start = frame
     site = Site(pages, raw, start, read_file=lambda n: _read_extra(folder, n), aliases=names)
     site.report_unreached = report_unreached
-    return _read_outline(site, folder_refused=refused)
+    reading = _read_outline(site, folder_refused=refused, generator=generator)
+    reading.title = title or site.title
+    return reading
 
 
-def _read_outline(site: Site, *, folder_refused: list[tuple[str, str]]) -> SiteReading:
+def _content_frame(site: Site) -> str | None:
+    """The start page's content frame when it is a frameset: the frame the manual's links
+    open their pages in (``target``; the navigation frames are the ones holding those links),
+    else its last frame. None when the start page has no frames."""
+    frames = [
+        (frame.get("name") or "", page)
+        for frame in site.pages[site.start].iter("frame")
+        if (page := site.resolve(site.start, frame.get("src"))) is not None
+    ]
+    if not frames:
+        return None
+    targets = Counter(a.get("target") for root in site.pages.values() for a in root.iter("a"))
+    return max(reversed(frames), key=lambda f: targets[f[0]] if f[0] else 0)[1]
+
+
+def _read_outline(
+    site: Site, *, folder_refused: list[tuple[str, str]], generator: Generator | None = None
+) -> SiteReading:
     pages, start = site.pages, site.start
-    generator = detect(site)
+    generator = generator or detect(site)
     furniture = find_furniture(list(pages.values()))
-    chromes = {name: PageChrome(root, furniture=furniture) for name, root in pages.items()}
+    chromes = {n: PageChrome(root, furniture=furniture, name=n) for n, root in pages.items()}
     try:
         outline = generator.outline(site)
     except (ValueError, KeyError, TypeError, IndexError):
         outline = []
+    start_sections = generator.start_sections and _start_sections_listed(outline, start)
     outline = _first_places(outline, {start})
     indexes = {
         name: reason
@@ -144,7 +173,15 @@ def _read_outline(site: Site, *, folder_refused: list[tuple[str, str]]) -> SiteR
         refused.extend(_unreached(site, placed | set(indexes), nested, chromes))
     ordered = [SitePage(start, site.raw[start])]
     ordered.extend(_flatten(outline, site.raw, None))
-    return SiteReading(generator.name, start, ordered, refused, furniture, generator.start_sections)
+    return SiteReading(generator.name, start, ordered, refused, furniture, start_sections)
+
+
+def _start_sections_listed(outline: list[Entry], start: str) -> bool:
+    """Whether the start page's own sections may be chapters: not when the manual's contents
+    list the start page as one page beside the chapters ("Main Page" in Doxygen's menu bar, a
+    site map's first entry) and none of its sections."""
+    listed = [e for top in outline for e in top.walk() if e.page == start]
+    return not listed or any(e.lists_sections for e in listed)
 
 
 def _unreached(
@@ -247,7 +284,10 @@ def _nested_sites(site: Site, outline: list[Entry]) -> list[str]:
     for name in site.pages:
         folder, _, base = name.rpartition("/")
         if folder and base.startswith("index.") and name not in listed:
-            found.append(folder)
+            # a sub-folder's index leading back to the manual's start page is a section of it
+            links = (site.resolve(name, a.get("href")) for a in site.pages[name].iter("a"))
+            if site.start not in links:
+                found.append(folder)
     return sorted(found)
 
 

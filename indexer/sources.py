@@ -110,7 +110,7 @@ def _manual(
             _report(skipped, f"{doc_id}: {name}", folder / name, reason)
         pages = [ManualPage(p.name, p.data, p.parent, title=p.title) for p in reading.pages]
         furniture = reading.furniture
-        title = None
+        title = reading.title
         front = True
         sections = reading.start_sections
     else:

@@ -98,3 +98,39 @@ def test_a_lone_link_between_blocks_is_a_pointer_not_text() -> None:
     text = parse_html(page, filename="widget_8h_source.html").text
     assert "Go to the documentation" not in text
     assert "int widget_open(void);" in text and "Read the other page too." in text
+
+
+def test_a_member_summary_row_pointing_further_down_its_own_page_is_chrome() -> None:
+    page = (
+        b"<html><body><h1>widget.h File Reference</h1><table>"
+        b'<tr><td>int</td><td><a href="widget_8h.html#a1">widget_open</a> (void)</td></tr>'
+        b'<tr><td>Opens the widget. <a href="#a1">More...</a></td></tr>'
+        b'<tr><td>int</td><td><a href="other_8h.html#a2">other_open</a> (void)</td></tr>'
+        b'</table><h2><a id="a1"></a>widget_open()</h2><p>int widget_open(void)</p>'
+        b"<p>Opens the widget and returns its handle.</p></body></html>"
+    )
+    text = parse_html(page, filename="src/widget_8h.html").text
+    assert "More..." not in text and "Opens the widget. " not in text
+    assert text.count("widget_open") == 2  # the member's own heading and declaration
+    assert "other_open" in text  # a row leading to another page is no summary of this one
+
+
+def test_a_repeated_author_credit_in_a_definition_list_is_furniture(tmp_path: Path) -> None:
+    site = tmp_path / "api"
+    site.mkdir()
+    (site / "index.html").write_text(
+        "<html><body><h1>API</h1><p>The classes.</p><ul>"
+        + "".join(f'<li><a href="c{i}.html">Class C{i}</a></li>' for i in range(4))
+        + "</ul></body></html>"
+    )
+    kinds = ["public", "system", "delegate", "rewrite"]
+    for i, kind in enumerate(kinds):
+        (site / f"c{i}.html").write_text(
+            f"<html><body><h2>Class C{i}</h2><p>C{i} parses {kind} catalog entries.</p>"
+            "<dl><dt><b>Author:</b></dt><dd>Ann Writer "
+            '<a href="mailto:ann@example.org">ann@example.org</a></dd></dl>'
+            f"<h3>Method Detail</h3><p>It resolves a {kind} identifier.</p></body></html>"
+        )
+    text = _text(site)
+    assert "ann@example.org" not in text
+    assert all(f"It resolves a {kind} identifier." in text for kind in kinds)

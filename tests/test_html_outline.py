@@ -5,20 +5,35 @@ from __future__ import annotations
 from pathlib import Path
 
 from indexer.manual import ManualPage, parse_manual
+from indexer.manual_site import SiteReading
+from indexer.parsers.base import ParsedDocument
 from indexer.sources import read_html_manual
 
 _SPHINX = '<meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/" />'
 
 
-def _chapters(site: Path) -> list[str | None]:
+def _manual(site: Path) -> ParsedDocument:
     found = read_html_manual([site])
     assert found is not None
     reading, _ = found
     pages = [ManualPage(p.name, p.data, p.parent, title=p.title) for p in reading.pages]
-    doc = parse_manual(
-        pages, front=True, front_sections=reading.start_sections, furniture=reading.furniture
+    return parse_manual(
+        pages,
+        title=reading.title,
+        front=True,
+        front_sections=reading.start_sections,
+        furniture=reading.furniture,
     )
-    return [c.title for c in doc.root.children]
+
+
+def _chapters(site: Path) -> list[str | None]:
+    return [c.title for c in _manual(site).root.children]
+
+
+def _reading(site: Path) -> SiteReading:
+    found = read_html_manual([site])
+    assert found is not None
+    return found[0]
 
 
 def _page(title: str, body: str, head: str = "") -> str:
@@ -53,10 +68,198 @@ def test_mkdocs_the_menu_section_holding_the_start_page_is_the_manual_itself(
         '<li><a href="https://example.org/other/">other-plugin</a></li>'
         '<li><label>this-plugin <span></span></label><nav class="md-nav">'
         "<label>this-plugin</label><ul>"
-        '<li><a href="index.html">Overview</a></li>'
+        '<li><a href="index.html">Overview</a>'
+        '<ul><li><a href="#usage">Usage</a></li></ul></li>'
         '<li><a href="reference.html">Reference</a></li></ul></nav></li></ul></nav>'
     )
     head = '<script src="search/main.js"></script>'
-    (site / "index.html").write_text(_page("this-plugin", f"{menu}<h2>Usage</h2><p>Use.</p>", head))
+    (site / "index.html").write_text(
+        _page("this-plugin", f'{menu}<h2 id="usage">Usage</h2><p>Use.</p>', head)
+    )
     (site / "reference.html").write_text(_page("Reference", f"{menu}<p>All options.</p>", head))
     assert _chapters(site) == ["Usage", "Reference"]
+
+
+def test_mkdocs_a_start_page_listed_beside_the_chapters_keeps_its_sections(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "project"
+    site.mkdir()
+    menu = (
+        '<nav><ul><li><a href="index.html">Home</a></li>'
+        '<li><a href="guide.html">Guide</a></li></ul></nav>'
+    )
+    head = '<script src="search/main.js"></script>'
+    (site / "index.html").write_text(
+        _page("Project", f"{menu}<h2>Features</h2><p>Fast.</p><h2>Support</h2><p>Ask.</p>", head)
+    )
+    (site / "guide.html").write_text(_page("Guide", f"{menu}<p>How to use it.</p>", head))
+    doc = _manual(site)
+    assert [c.title for c in doc.root.children] == ["Guide"]
+    assert "Fast." in doc.text[doc.root.body_start : doc.root.body_end]  # the front matter
+
+
+def test_mkdocs_without_a_menu_reads_the_site_map_and_sub_folder_indexes(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "docs"
+    (site / "extensions").mkdir(parents=True)
+    head = '<script src="search/main.js"></script>'
+    home = '<div class="related"><a href="{up}index.html">Project documentation</a></div>'
+    (site / "index.html").write_text(
+        _page("Project", home.format(up="") + "<h2>Goals</h2><p>Be simple.</p>", head)
+    )
+    (site / "sitemap.html").write_text(
+        _page(
+            "Sitemap",
+            '<ul><li><a href="index.html">Project</a></li>'
+            '<li><a href="install.html">Installation</a></li>'
+            '<li><a href="extensions/index.html">Extensions</a></li>'
+            '<li><a href="extensions/tables.html">Tables</a></li></ul>',
+            head,
+        )
+    )
+    (site / "install.html").write_text(_page("Installing", "<p>Run pip.</p>", head))
+    for name, title in (("index.html", "Extensions"), ("tables.html", "Tables")):
+        body = home.format(up="../") + f"<p>About {title.lower()}.</p>"
+        (site / "extensions" / name).write_text(_page(title, body, head))
+    reading = _reading(site)
+    assert [p.name for p in reading.pages] == [
+        "index.html",
+        "install.html",
+        "extensions/index.html",
+        "extensions/tables.html",
+    ]
+    assert [n for n, _ in reading.refused] == ["sitemap.html"]
+    assert _chapters(site) == ["Installing", "Extensions", "Tables"]
+
+
+def test_a_sub_folder_index_not_leading_back_is_another_site(tmp_path: Path) -> None:
+    site = tmp_path / "docs"
+    (site / "example").mkdir(parents=True)
+    (site / "index.html").write_text(
+        _page("Manual", '<ul><li><a href="guide.html">Guide</a></li></ul><p>Intro.</p>')
+    )
+    (site / "guide.html").write_text(_page("Guide", "<p>Use it.</p>"))
+    (site / "example" / "index.html").write_text(_page("Example", "<p>Its own site.</p>"))
+    reasons = dict(_reading(site).refused)
+    assert reasons["example/index.html"].startswith("part of another site in the folder")
+
+
+def _javadoc(title: str, body: str) -> str:
+    return (
+        f"<html><head><!-- Generated by javadoc --><title>{title}</title></head>"
+        f"<body>{body}</body></html>"
+    )
+
+
+def test_javadoc_frameset_is_followed_to_its_content_frame(tmp_path: Path) -> None:
+    site = tmp_path / "api"
+    (site / "pkg").mkdir(parents=True)
+    (site / "index.html").write_text(
+        "<html><head><!-- Generated by javadoc --><title>Lib API</title></head>"
+        '<frameset cols="20%,80%"><frameset rows="30%,70%">'
+        '<frame src="overview-frame.html" name="packageListFrame">'
+        '<frame src="allclasses-frame.html" name="packageFrame"></frameset>'
+        '<frame src="overview-summary.html" name="classFrame"></frameset></html>'
+    )
+    (site / "overview-frame.html").write_text(
+        _javadoc("Overview", '<a href="pkg/package-frame.html" target="packageFrame">pkg</a>')
+    )
+    (site / "allclasses-frame.html").write_text(
+        _javadoc(
+            "All Classes",
+            '<a href="pkg/A.html" target="classFrame">A</a> '
+            '<a href="pkg/B.html" target="classFrame">B</a>',
+        )
+    )
+    (site / "pkg" / "package-frame.html").write_text(
+        _javadoc("pkg", '<a href="A.html" target="classFrame">A</a>')
+    )
+    (site / "overview-summary.html").write_text(
+        _javadoc(
+            "Overview",
+            '<h2>lib</h2><p>A library.</p><table><tr><td><a href="pkg/package-summary.html">'
+            "pkg</a></td><td>The package.</td></tr></table><h1>Overview</h1><p>Details.</p>",
+        )
+    )
+    (site / "pkg" / "package-summary.html").write_text(
+        _javadoc(
+            "pkg",
+            '<h2>Package pkg</h2><p>Classes: <a href="A.html">A</a>, <a href="B.html">B</a>.</p>',
+        )
+    )
+    for name in ("A", "B"):
+        (site / "pkg" / f"{name}.html").write_text(
+            _javadoc(name, f"<h2>Class {name}</h2><p>What {name} does.</p>")
+        )
+    reading = _reading(site)
+    assert reading.generator == "javadoc"
+    assert reading.start == "overview-summary.html"
+    assert "index.html" in dict(reading.refused)
+    doc = _manual(site)
+    assert doc.title == "Lib API"
+    assert [c.title for c in doc.root.children] == ["Package pkg"]
+    assert [c.title for c in doc.root.children[0].children] == ["Class A", "Class B"]
+
+
+_DOXYGEN = '<meta name="generator" content="Doxygen 1.9.4"/>'
+
+
+def test_doxygen_menu_bar_orders_chapters_and_nests_submenus(tmp_path: Path) -> None:
+    site = tmp_path / "html"
+    site.mkdir()
+    (site / "menudata.js").write_text(
+        "var menudata={children:["
+        '{text:"Main Page",url:"index.html"},'
+        '{text:"Modules",url:"modules.html"},'
+        '{text:"Data Structures",url:"annotated.html",children:['
+        '{text:"Data Structures",url:"annotated.html"},'
+        '{text:"Data Fields",url:"functions.html"}]}]}'
+    )
+
+    def page(title: str, body: str) -> str:
+        return (
+            f"<html><head>{_DOXYGEN}<title>Lib: {title}</title></head><body>"
+            '<div id="projectname">Lib</div>'
+            f'<div class="headertitle"><div class="title">{title}</div></div>{body}</body></html>'
+        )
+
+    (site / "index.html").write_text(
+        page(
+            "The Lib Library",
+            "<h1>Introduction</h1><p>Lib stores keys.</p><h1>Caveats</h1><p>Locks.</p>",
+        )
+    )
+    (site / "modules.html").write_text(page("Modules", "<p>The modules of the library.</p>"))
+    (site / "annotated.html").write_text(page("Data Structures", "<p>The structures here.</p>"))
+    (site / "functions.html").write_text(page("Data Fields", "<p>The fields of structures.</p>"))
+    doc = _manual(site)
+    assert doc.title == "Lib"
+    assert [c.title for c in doc.root.children] == ["Modules", "Data Structures"]
+    assert [c.title for c in doc.root.children[1].children] == ["Data Fields"]
+
+
+def test_docbook_title_page_authors_are_no_chapters(tmp_path: Path) -> None:
+    site = tmp_path / "guide"
+    site.mkdir()
+    meta = '<meta name="generator" content="DocBook XSL Stylesheets V1.79.2"/>'
+
+    def page(body: str, up: str = "") -> str:
+        link = f'<a accesskey="u" href="{up}">Up</a>' if up else ""
+        return f"<html><head>{meta}</head><body>{link}{body}</body></html>"
+
+    (site / "index.html").write_text(
+        page(
+            '<div class="titlepage"><h1 class="title">The Guide</h1>'
+            '<div class="authorgroup"><div class="author"><h3 class="author">Ann Writer</h3>'
+            '</div></div></div><div class="toc"><a href="ch01.html">1. Start</a></div>'
+        )
+    )
+    (site / "ch01.html").write_text(
+        page('<h2 class="title">Chapter 1. Start</h2><p>Begin.</p>', up="index.html")
+    )
+    doc = _manual(site)
+    assert doc.title == "The Guide"
+    assert [c.title for c in doc.root.children] == ["Chapter 1. Start"]
+    assert "Ann Writer" in doc.text

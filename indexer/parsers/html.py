@@ -40,6 +40,8 @@ _SKIP_TAGS = _names(
 )
 _ADMONITION_CLASSES = _names("note warning caution tip important admonition danger attention hint")
 _ADMONITION_TITLES = _names("note warning caution tip important danger")
+# DocBook's title page writes each author as a heading (``h3 class="author"``): a credit.
+_CREDIT_CLASSES = _names("author authorgroup editor othercredit corpauthor collab")
 
 
 _OPEN, _CLOSE, _TEXT = 0, 1, 2
@@ -86,6 +88,10 @@ def _is_admonition_title(el: etree._Element, title: str) -> bool:
         if has_class(parent, _ADMONITION_CLASSES):
             return True
     return False
+
+
+def _is_credit(el: etree._Element) -> bool:
+    return any(has_class(node, _CREDIT_CLASSES) for node in (el, *el.iterancestors()))
 
 
 def _is_layout_table(table: etree._Element) -> bool:
@@ -286,7 +292,11 @@ class _Extractor:
                 return
             self.heading = None
             written = out.flush(2)
-            if written is not None and not _is_admonition_title(tag, written[1]):
+            if (
+                written is not None
+                and not _is_admonition_title(tag, written[1])
+                and not _is_credit(tag)
+            ):
                 level = _HEADINGS[name]
                 self._open.append(
                     _OpenHeading(level, len(out.headings), self._heading_mark, out.pos)
@@ -346,8 +356,8 @@ def parse_html(data: bytes, *, filename: str, furniture: Furniture | None = None
     ``- `` or ``N. `` markers. Scripts, styles and page chrome (:mod:`indexer.parsers.html_chrome`:
     navigation, contents lists, the manual's repeated blocks) are dropped. ``h1``–``h6`` become
     sections, except admonition titles ("Note", or any heading inside a ``note``/``warning``/…
-    element), which stay body text, and headings over nothing but chrome. A ``<title>`` alone
-    never makes a heading.
+    element) and a title page's credits (DocBook's ``author`` headings), which stay body
+    text, and headings over nothing but chrome. A ``<title>`` alone never makes a heading.
 
     Args:
         data: The raw file content.
@@ -361,16 +371,20 @@ def parse_html(data: bytes, *, filename: str, furniture: Furniture | None = None
         BadInputError: Empty or binary content.
         ParseError: The markup could not be parsed.
     """
-    return parse_html_tree(parse_dom(data, filename=filename), furniture=furniture)
+    root = parse_dom(data, filename=filename)
+    return parse_html_tree(root, furniture=furniture, name=filename)
 
 
-def parse_html_tree(root: etree._Element, *, furniture: Furniture | None = None) -> ParsedDocument:
-    """Parse an HTML page already read into a tree (see :func:`parse_html`).
+def parse_html_tree(
+    root: etree._Element, *, furniture: Furniture | None = None, name: str = ""
+) -> ParsedDocument:
+    """Parse an HTML page already read into a tree (see :func:`parse_html`); ``name`` is the
+    page's file name, which its links to itself may carry.
 
     Raises:
         ParseError: The page holds no text.
     """
-    extractor = _Extractor(PageChrome(root, furniture=furniture))
+    extractor = _Extractor(PageChrome(root, furniture=furniture, name=name))
     extracted = extractor.run(root)
     if not extracted.strip():
         raise ParseError("HTML contains no text")

@@ -12,6 +12,9 @@ No generator's class names: every rule reads what the markup says or does.
   manual (its pages, or anchors of this page): a per-page table of contents, a Texinfo menu,
   a Sphinx toctree, breadcrumbs, "Related Links". A short caption that only titles the list
   ("Table of Contents") goes with it.
+- **Summary rows**: a table row whose every link leads to a section further on in the same
+  page (a member summary: Doxygen's and Javadoc's declaration and first sentence of each
+  member, which the member's own section gives again).
 - **Permalinks**: a link of one symbol ("¶", "#") to an anchor.
 - **Skip links**: a link, before the page's first heading, to an anchor of the page at or
   before that heading ("Skip to content", "Skip navigation links"): it jumps over the
@@ -23,6 +26,9 @@ No generator's class names: every rule reads what the markup says or does.
 """
 
 from __future__ import annotations
+
+import posixpath
+from urllib.parse import unquote
 
 from lxml import etree
 
@@ -79,13 +85,17 @@ class PageChrome:
     Args:
         root: The page's element tree.
         furniture: The manual's repeated blocks, when the page is one of a manual's.
+        name: The page's file name (its path in the manual): its links to itself may name it.
     """
 
-    def __init__(self, root: etree._Element, *, furniture: Furniture | None = None) -> None:
+    def __init__(
+        self, root: etree._Element, *, furniture: Furniture | None = None, name: str = ""
+    ) -> None:
         self._marked: set[etree._Element] = set()
         self.furniture_blocks = 0
         self._mark_navigation_bars(root)
         self._mark_contents_lists(root)
+        self._mark_summary_rows(root, name)
         self._mark_skip_links(root)
         self._mark_pointers(root)
         if furniture is not None:
@@ -128,6 +138,25 @@ class PageChrome:
                 continue
             if _is_contents_list(lst):
                 self._marked.add(_with_caption(lst))
+
+    def _mark_summary_rows(self, root: etree._Element, name: str) -> None:
+        anchors: dict[str, int] = {}
+        rows: list[tuple[int, etree._Element]] = []
+        for at, el in enumerate(root.iter()):
+            if not isinstance(el.tag, str):
+                continue
+            for key in (el.get("id"), el.get("name") if el.tag == "a" else None):
+                if key:
+                    anchors.setdefault(key, at)
+            if el.tag == "tr":
+                rows.append((at, el))
+        for at, row in rows:
+            if row.find(".//table") is not None or _holds_heading(row):
+                continue
+            links = [a.get("href") or "" for a in row.iter("a") if a.get("href") is not None]
+            targets = [_own_anchor(href, name) for href in links]
+            if targets and all(t is not None and anchors.get(t, -1) > at for t in targets):
+                self._marked.add(row)
 
     def _mark_skip_links(self, root: etree._Element) -> None:
         links: list[tuple[int, etree._Element]] = []
@@ -177,6 +206,19 @@ class PageChrome:
         for el in furniture.blocks(root, skips=self.skips):
             self._marked.add(el)
             self.furniture_blocks += 1
+
+
+def _own_anchor(href: str, name: str) -> str | None:
+    """The anchor a link leads to when it stays on the page ``name``, else None."""
+    page, _, anchor = href.strip().partition("#")
+    if not anchor:
+        return None
+    if page and (
+        not name
+        or posixpath.normpath(posixpath.join(posixpath.dirname(name), unquote(page))) != name
+    ):
+        return None
+    return unquote(anchor)
 
 
 def _is_permalink(a: etree._Element) -> bool:

@@ -36,8 +36,11 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+# A definition's description (``dd``) is a block (Javadoc's "Author:" entry); its term is a
+# label, like a heading.
 _BLOCK_TAGS = frozenset(
-    {"p", "div", "table", "ul", "ol", "dl", "blockquote", "center", "address", "section", "td"}
+    {"p", "div", "table", "ul", "ol", "dl", "dd", "blockquote", "center", "address", "section"}
+    | {"td"}
 )
 _DIGITS = re.compile(r"\d+")
 _MIN_CHARS = 8  # shorter repeated blocks ("Note", "Returns:") are labels, not furniture

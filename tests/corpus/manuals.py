@@ -272,7 +272,6 @@ HTML_MANUALS: tuple[CorpusManual, ...] = (
         generator="docbook",
         title="Debian Reference",
         chapters=(
-            "Osamu Aoki",
             "Preface",
             "Chapter 1. GNU/Linux tutorials",
             "Chapter 2. Debian package management",
@@ -299,7 +298,6 @@ HTML_MANUALS: tuple[CorpusManual, ...] = (
         generator="mkdocs",
         title="MkDocs",
         chapters=(
-            "Features",
             "Getting Started with MkDocs",
             "User Guide",
             "Developer Guide",

@@ -27,6 +27,8 @@ class Entry:
     title: str
     page: str | None
     children: list[Entry] = field(default_factory=list)
+    # The contents list the page's own sections below it (links to its anchors).
+    lists_sections: bool = False
 
     def walk(self) -> Iterator[Entry]:
         """This entry and every entry below it, in reading order."""
@@ -49,6 +51,7 @@ class Site:
     # Pages whose lists the outline was made of (a site map): structure, not text.
     contents_pages: set[str] = field(default_factory=set)
     report_unreached: bool = True  # every page must be read or reported (a folder was given)
+    title: str | None = None  # the manual's name where the generator prints one on every page
 
     def resolve(self, base: str, href: str | None) -> str | None:
         """The page a link of page ``base`` leads to, or None (another site, a missing page,

@@ -89,3 +89,20 @@ def site_map(site: Site, *, min_share: float = 0.25) -> list[Entry]:
         return []
     site.contents_pages.add(best_name)
     return best
+
+
+def site_map_list(site: Site, *, more_than: int) -> list[Entry]:
+    """The largest list of pages on a page other than the start page (a site map), when it
+    reaches more than ``more_than`` pages; else []. The page is the outline's source."""
+    best: list[Entry] = []
+    best_name = ""
+    for name in site.pages:
+        if name == site.start:
+            continue
+        entries = largest_list(site, name)
+        if len(distinct_pages(entries)) > len(distinct_pages(best)):
+            best, best_name = entries, name
+    if len(distinct_pages(best)) <= more_than:
+        return []
+    site.contents_pages.add(best_name)
+    return best

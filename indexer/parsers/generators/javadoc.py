@@ -15,7 +15,8 @@ class Javadoc:
     """The package and class pages, reached from the overview by the caller's walk."""
 
     name = "javadoc"
-    start_sections = True
+    # The overview's own description introduces the packages, which are the chapters.
+    start_sections = False
 
     def detect(self, site: Site) -> bool:
         raw = site.raw.get(site.start, b"")[:4096]

@@ -30,6 +30,8 @@ def _entries(lst: etree._Element, site: Site, base: str, seen: set[str]) -> list
             continue
         entry = _item_entry(item, site, base, seen)
         for nested in _nested_lists(item):
+            if entry is not None and entry.page is not None:
+                entry.lists_sections |= _links_anchors_of(nested, site, base, entry.page)
             children = _entries(nested, site, base, seen)
             (entry.children if entry is not None else out).extend(children)
         if entry is not None and (entry.page is not None or entry.children):
@@ -51,6 +53,18 @@ def _item_entry(item: etree._Element, site: Site, base: str, seen: set[str]) -> 
         return None
     label = _own_text(item)
     return Entry(label, None) if label else None
+
+
+def _links_anchors_of(lst: etree._Element, site: Site, base: str, page: str) -> bool:
+    """Whether the list links to a section of ``page`` (``page.html#id``, or ``#id`` on it)."""
+    for a in lst.iter("a"):
+        href = (a.get("href") or "").strip()
+        if "#" not in href or len(href.split("#", 1)[1]) == 0:
+            continue
+        target = href.split("#", 1)[0]
+        if (base if not target else site.resolve(base, target)) == page:
+            return True
+    return False
 
 
 def _own_links(item: etree._Element) -> list[etree._Element]:
