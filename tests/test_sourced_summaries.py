@@ -10,9 +10,7 @@ import pytest
 
 from indexer.index import Index
 from indexer.settings import Settings
-from indexer.sourced import SourcedSentence
-from indexer.summarizers.base import ChildSummary, SummaryRequest
-from indexer.summarizers.extractive import ExtractiveSummarizer
+from indexer.summarizers.base import SummaryRequest
 from indexer.summarizers.support import support
 from indexer.summarizers.units import units_of
 from tests.fake_openai_server import FakeOpenAIServer
@@ -206,7 +204,7 @@ def test_doing_so_leans_on_what_was_said_before() -> None:
 
 
 def test_a_list_cut_between_two_passages_is_read_whole() -> None:
-    first = "The following actions produce errors:\n\n- DML: INSERT, UPDATE."
+    first = "Therefore, the following actions produce errors:\n\n- DML: INSERT, UPDATE."
     second = "Note that no trigger runs.\n\n- DDL: CREATE, DROP.\n\n- LOCK in its long form."
     start = len(first) + 1
     joined = SummaryRequest(
@@ -221,7 +219,7 @@ def test_a_list_cut_between_two_passages_is_read_whole() -> None:
     apart = SummaryRequest("k", "section", "S", ["S"], [first, second], passage_starts=[0, start])
     whole = [u.text for u in units_of(joined.own_text())]
     assert any(
-        u.startswith("The following actions produce errors: DML")
+        u.startswith("Therefore, the following actions produce errors: DML")
         and "DDL: CREATE, DROP" in u
         and "LOCK in its long form" in u
         for u in whole
@@ -247,43 +245,6 @@ def test_the_last_piece_of_an_example_is_no_entry_heading_its_paragraph() -> Non
     assert "Object libraries collect object files." in units
 
 
-def test_a_sentence_inside_a_paragraph_is_quoted_only_with_the_paragraph_before_it() -> None:
-    text = (
-        "The cache keeps compiled objects between builds. When the compiler changes, every "
-        "entry is invalid. The default size is 5 GB.\n\n"
-        "However, it is rarely full. The limit is 10 GB.\n\n"
-        "See the next part for details. Entries expire after 30 days."
-    )
-    units = units_of([(0, text)])
-    by_order = {u.order: u for u in units}
-    size = next(u for u in units if u.text == "The default size is 5 GB.")
-    assert size.needs is not None and by_order[size.needs].needs is not None
-    # Nothing after a sentence leaning on what is left out is quoted: it may lean on it too.
-    assert not any("10 GB" in u.text for u in units)
-    # A sentence left out for its form (a pointer) leaves the rest of its paragraph quotable.
-    assert "Entries expire after 30 days." in [u.text for u in units]
-    request = SummaryRequest("k", "section", "Cache", ["Cache"], [text])
-    for budget in (20, 40, 200):
-        summary = ExtractiveSummarizer(max_tokens=budget).summarize_one(request)
-        quoted = summary.text or ""
-        if "5 GB" in quoted:
-            assert "The cache keeps compiled objects between builds. When the compiler" in quoted
-        assert "10 GB" not in quoted
-
-
-def test_a_table_too_wide_to_quote_names_its_first_column() -> None:
-    rows = "\n".join(
-        f"| `--opt-{i}` | Sets limit number {i} of the container; the value is a positive integer"
-        " with a unit of b, k, m or g, and zero means no limit at all. |"
-        for i in range(8)
-    )
-    text = f"The memory options are:\n\n| Option | Description |\n|---|---|\n{rows}"
-    units = [u.text for u in units_of([(0, text)])]
-    assert units == [
-        "The memory options are (Option): " + "; ".join(f"--opt-{i}" for i in range(8)) + "."
-    ], units
-
-
 def test_query_results_and_nodes_carry_sentences_with_spans(fixtures_index: Index) -> None:
     from retriever import QueryRequest, Retriever
 
@@ -299,39 +260,3 @@ def test_query_results_and_nodes_carry_sentences_with_spans(fixtures_index: Inde
         for s in r["sentences"]:
             for span in s["spans"]:
                 assert r["char_start"] <= span["char_start"] < span["char_end"] <= r["char_end"]
-
-
-def test_an_opening_pointing_back_is_not_quoted_as_if_the_heading_named_it() -> None:
-    text = "This function reports the error to the caller. Errors are numbered from 1 to 40."
-    request = SummaryRequest("k", "section", "Error handling", ["Manual", "Error handling"], [text])
-    quoted = ExtractiveSummarizer().summarize_one(request).text or ""
-    assert "This function" not in quoted
-
-
-def test_a_statement_every_part_opens_with_is_no_parts_line() -> None:
-    banner = "A rewrite of this guide is available as the new guide."
-
-    def part(title: str, own: str) -> ChildSummary:
-        sentences = [
-            SourcedSentence(banner, ((0, len(banner)),), "lead"),
-            SourcedSentence(own, ((0, len(own)),), "statement"),
-        ]
-        return ChildSummary(title, f"{banner} {own}", sentences, passages=3)
-
-    children = [
-        part("First steps", "Choose the program you package first."),
-        part("Building", "Build the package with dpkg-buildpackage."),
-    ]
-    request = SummaryRequest("k", "document", "Guide", ["Guide"], [], children=children)
-    quoted = ExtractiveSummarizer().summarize_one(request).text or ""
-    assert banner not in quoted
-    assert "First steps: Choose the program you package first." in quoted
-
-
-def test_a_section_inside_a_chapter_is_no_back_matter_for_its_title() -> None:
-    text = "Merged references are printed as one entry. The merge keeps the first label."
-    path = ["natbib", "2 Using this Package", "2.17 Merged Numerical References"]
-    inner = SummaryRequest("k", "section", path[-1], path, [text])
-    assert "not summarized" not in (ExtractiveSummarizer().summarize_one(inner).text or "")
-    top = SummaryRequest("k", "chapter", "References", ["natbib", "References"], [text])
-    assert "not summarized" in (ExtractiveSummarizer().summarize_one(top).text or "")

@@ -36,12 +36,12 @@ _PRONOUN_START = re.compile(
     re.IGNORECASE,
 )
 
-# "This chapter describes …" names the node itself, not a neighbour; "This function …" names
-# something the sentence before (or a heading a summary does not show) introduced.
+# "This chapter describes …" names the node itself, not a neighbour.
 _SELF_REFERENCE = re.compile(
     r"^(?:this|these)\s+(?:page|pages|chapter|section|sections|manual|document|guide|"
     r"appendix|part|tutorial|book|handbook|reference|specification|note|faq|howto|article|"
-    r"site|document's)\b",
+    r"text|file|module|package|library|program|tool|utility|command|function|release|edition|"
+    r"version|site|document's)\b",
     re.IGNORECASE,
 )
 
@@ -84,14 +84,6 @@ _GENERIC_SUBJECT = re.compile(
     r"must|will|should|defaults|contains|holds|specifies|starts|begins|ends|has|have|consists)\b",
     re.IGNORECASE,
 )
-
-
-def generic_subject(text: str) -> bool:
-    """Whether a sentence opens with an unqualified generic subject ("The default is 0."): under
-    a heading that names its topic, the heading says whose default it is."""
-    return bool(_GENERIC_SUBJECT.match(strip_markup(text).lstrip()))
-
-
 # A pronoun subject right after a subordinating conjunction: "Although these were written …".
 _SUBORDINATE_PRONOUN = re.compile(
     r"^(?:although|though|while|when|whenever|if|because|since|as|unless|whereas|after|"

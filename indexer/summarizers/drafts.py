@@ -30,7 +30,6 @@ class Draft:
     more: int = 0  # items left out of a long list
     table: list[list[str]] | None = None  # header and rows, for a table's unit
     code: bool = False  # the items are one short piece of code the lead-in introduces
-    follows: bool = False  # goes on from the draft before it in the same paragraph
 
 
 _CAPTION = re.compile(r"^(?:table|tab\.)\s+[\w.-]+", re.IGNORECASE)
@@ -90,28 +89,18 @@ def table_draft(
     header, body = rows[0], rows[1:]
     budget = MAX_UNIT_TOKENS - sum(count_tokens(p.text) for p in pieces)
     budget -= count_tokens(" ".join(header))
-    kept = _rows_that_fit(body, budget)
-    keys = _rows_that_fit([r[:1] for r in body], budget + count_tokens(" ".join(header[1:])))
-    if len(keys) > max(2 * len(kept), 2):
-        # Whole rows are too long to show more than a few: the first column names what the
-        # table holds (its options, its commands), so the unit shows that column.
-        header, kept = header[:1], keys
-    if not kept:
-        return None
-    end = block.start + len(block.text.rstrip())
-    span = Piece(block.text, block.start, end)
-    return Draft(pieces, [span], labelled, more=len(body) - len(kept), table=[header, *kept])
-
-
-def _rows_that_fit(rows: list[list[str]], budget: int) -> list[list[str]]:
     kept: list[list[str]] = []
-    for row in rows:
+    for row in body:
         cost = count_tokens(" ".join(row)) + 2
         if cost > budget:
             break
         kept.append(row)
         budget -= cost
-    return kept
+    if not kept:
+        return None
+    end = block.start + len(block.text.rstrip())
+    span = Piece(block.text, block.start, end)
+    return Draft(pieces, [span], labelled, more=len(body) - len(kept), table=[header, *kept])
 
 
 def render(draft: Draft) -> str:

@@ -84,10 +84,7 @@ class ExtractiveSummarizer:
     def summarize_one(self, request: SummaryRequest) -> SummaryResult:
         """Summarize one node synchronously."""
         units = units_of(request.own_text(), dialogue=is_dialogue(request.passages))
-        # Back matter is a part of the document itself (an appendix, a chapter), never a
-        # section inside a chapter ("2.17 Merged Numerical References").
-        top = len(request.heading_path) <= 2
-        kind = back_matter(request.title or "") if request.level != "document" and top else None
+        kind = back_matter(request.title or "") if request.level != "document" else None
         if kind is not None:
             sentences = _back_matter(request, units, kind)
         elif request.children:
@@ -154,20 +151,11 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
         units = [u for u in units if u.term is not None]
     if not units:
         return out
-    chosen = set(_select(units, _scores(request, units), budget))
-    picked: list[SourcedSentence] = []
-    at = {u.order: k for k, u in enumerate(units)}
-    for k in sorted(chosen):
-        u = units[k]
-        kind = _kind(u, u.first and not out)
-        if u.needs is not None and at.get(u.needs) in chosen and picked:
-            # It goes on from the unit before it in its paragraph: one quote, read as written.
-            before = picked.pop()
-            kind = before.kind if before.kind == "lead" or kind != "fact" else kind
-            u_text, u_spans = f"{before.text} {u.text}", before.spans + u.spans
-            picked.append(SourcedSentence(u_text, u_spans, kind))
-        else:
-            picked.append(SourcedSentence(u.text, u.spans, kind))
+    chosen = _select(units, _scores(request, units), budget)
+    picked = [
+        SourcedSentence(units[i].text, units[i].spans, _kind(units[i], units[i].first and not out))
+        for i in sorted(chosen)
+    ]
     return out + picked
 
 
@@ -219,10 +207,8 @@ def _similarity(texts: list[str]) -> np.ndarray:
 
 
 def _select(units: list[Unit], score: np.ndarray, budget: int) -> list[int]:
-    """Greedy maximal marginal relevance within ``budget`` tokens; the opening unit first. A
-    unit is taken with the units it goes on from, or not at all."""
+    """Greedy maximal marginal relevance within ``budget`` tokens; the opening unit first."""
     sim = _similarity([u.text for u in units])
-    at = {u.order: k for k, u in enumerate(units)}
     remaining = list(range(len(units)))
     chosen: list[int] = []
     used = 0
@@ -234,31 +220,14 @@ def _select(units: list[Unit], score: np.ndarray, budget: int) -> list[int]:
         values = _MMR_LAMBDA * score[remaining] - (1 - _MMR_LAMBDA) * redundancy
         best = remaining[int(np.argmax(values))]
         remaining.remove(best)
-        group = _with_context(units, at, best)
-        if best in chosen or group is None:
-            continue
-        new = [k for k in group if k not in chosen]
-        cost = sum(count_tokens(units[k].text) for k in new)
+        cost = count_tokens(units[best].text)
         if used + cost > budget:
             continue
         if chosen and sim[best, chosen].max() > 0.8:
             continue  # a near-duplicate (a repeated warning, an overlap)
-        chosen.extend(new)
+        chosen.append(best)
         used += cost
     return chosen
-
-
-def _with_context(units: list[Unit], at: dict[int, int], k: int) -> list[int] | None:
-    """Unit ``k`` and the units it goes on from, or None when one of those is not available."""
-    out = [k]
-    need = units[k].needs
-    while need is not None:
-        j = at.get(need)
-        if j is None:
-            return None
-        out.append(j)
-        need = units[j].needs
-    return out
 
 
 def _bare(title: str) -> str:
@@ -267,24 +236,13 @@ def _bare(title: str) -> str:
     return bare or title.strip()
 
 
-def _lead_of(child: ChildSummary, shared: frozenset[str] = frozenset()) -> SourcedSentence | None:
-    """What a child is about: its lead statement, else its first quoted statement; never one
-    of ``shared`` (a statement several parts open with says nothing about any one of them)."""
+def _lead_of(child: ChildSummary) -> SourcedSentence | None:
+    """What a child is about: its lead statement, else its first quoted statement."""
     for kind in ("lead", "statement", "fact"):
         for s in child.sentences:
-            if s.kind == kind and count_tokens(s.text) <= _MAX_PART_LEAD and s.text not in shared:
+            if s.kind == kind and count_tokens(s.text) <= _MAX_PART_LEAD:
                 return s
     return None
-
-
-def _shared_leads(children: Sequence[ChildSummary]) -> frozenset[str]:
-    """The statements more than one part would open with (a banner every chapter repeats)."""
-    seen: dict[str, int] = {}
-    for c in children:
-        lead = _lead_of(c)
-        if lead is not None:
-            seen[lead.text] = seen.get(lead.text, 0) + 1
-    return frozenset(t for t, n in seen.items() if n > 1)
 
 
 def _fact_of(child: ChildSummary, lead: SourcedSentence) -> SourcedSentence | None:
@@ -302,14 +260,14 @@ def _names(titles: Sequence[str]) -> str:
     return f"{', '.join(bare[:-1])} and {bare[-1]}"
 
 
-def _part(child: ChildSummary, shared: frozenset[str] = frozenset()) -> SourcedSentence | None:
+def _part(child: ChildSummary) -> SourcedSentence | None:
     """One line for one part: its heading and lead, or its heading and what it covers."""
     head = (child.heading,) if child.heading else ()
     title = _bare(child.title)
     prefix = f"{title}: " if title else ""
     if back_matter(title):
         return None  # an index, a licence: named among the parts, never quoted
-    lead = _lead_of(child, shared)
+    lead = _lead_of(child)
     if lead is not None:
         if lead.text.startswith(prefix):
             prefix = ""  # the lead already opens with the part's name
@@ -325,9 +283,7 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
     """A node with parts: its opening statement, one line per part, the rest by name."""
     out: list[SourcedSentence] = []
     used = 0
-    opening = next(
-        (u for u in units if u.needs is None and count_tokens(u.text) <= _MAX_PART_LEAD * 2), None
-    )
+    opening = next((u for u in units if count_tokens(u.text) <= _MAX_PART_LEAD * 2), None)
     if opening is not None:
         out.append(SourcedSentence(opening.text, opening.spans, "lead"))
         used += count_tokens(opening.text)
@@ -336,8 +292,7 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
         return _reference_outline(out, request, entries, budget - used)
     if len(request.children) == 1 and request.children[0].sentences:
         return _single_part(out, request.children[0], budget - used)
-    shared = _shared_leads(request.children)
-    lines = [(_part(c, shared), c) for c in request.children]
+    lines = [(_part(c), c) for c in request.children]
     cost = [count_tokens(p.text) if p else 0 for p, _ in lines]
     # Parts in order while they fit; when they do not, the largest parts get a line first.
     order = sorted(range(len(lines)), key=lambda i: -request.children[i].passages)
@@ -352,7 +307,7 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
     for i in sorted(keep, key=lambda i: -request.children[i].passages):
         part = lines[i][0]
         assert part is not None
-        lead = _lead_of(lines[i][1], shared)
+        lead = _lead_of(lines[i][1])
         fact = _fact_of(lines[i][1], lead) if lead else None
         if fact is not None and used + count_tokens(fact.text) + reserve <= budget:
             facts[i] = fact

@@ -12,7 +12,6 @@ import re
 
 from indexer.summarizers.blocks import SYMBOL, TERMINAL, WORD, Block, blocks_of
 from indexer.summarizers.sentences import Piece, strip_markup
-from indexer.words import content
 
 _NOT_TERMS = frozenset(["or", "and", "the", "a", "an", "of", "to", "in", "example", "examples"])
 _OPENERS = re.compile(
@@ -32,8 +31,6 @@ def is_term(block: Block) -> bool:
     words = WORD.findall(bare)
     if bare.lower() in _NOT_TERMS or not re.match(r"[A-Za-z0-9%-]", bare):
         return False
-    if not content(bare) and not re.search(r"[\d_%-]", bare):
-        return False  # a function word on its own line ("You", "In") names no entry
     if re.search(r"[@,;()\[\]…]|\.\.\.", bare):
         return False  # a synopsis fragment, an author line, a date line: not a term
     return 0 < len(words) <= 5 and not TERMINAL.search(bare) and not SYMBOL.search(bare)

@@ -21,12 +21,11 @@ conventions of technical writing, not patterns of particular sentences.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from indexer.summarizers.blocks import Block, blocks_of
+from indexer.summarizers.blocks import LIST_ITEM, Block, blocks_of
 from indexer.summarizers.cues import (
     complete,
-    generic_subject,
     is_lead_in,
     leans_back,
     points_forward,
@@ -35,6 +34,7 @@ from indexer.summarizers.cues import (
 )
 from indexer.summarizers.dialogue import is_content, speaker_end
 from indexer.summarizers.drafts import (
+    MAX_UNIT_TOKENS,
     Draft,
     is_caption,
     render,
@@ -42,9 +42,9 @@ from indexer.summarizers.drafts import (
     synopsis,
     table_draft,
 )
-from indexer.summarizers.lists import fit_items, interrupted, list_after, list_end
 from indexer.summarizers.sentences import Piece, sentence_spans
 from indexer.summarizers.terms import nested, term_of, term_piece
+from indexer.tokens import count_tokens
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,6 @@ class Unit:
         admonition: Whether it sits under a "Warning"/"Note" label.
         table: Whether it renders the rows of a table.
         term: The entry it describes (a defined term, a command, a command's option), if any.
-        needs: The ``order`` of the unit it goes on from (the sentences before it in its
-            paragraph): quoted only with it.
     """
 
     text: str
@@ -70,7 +68,6 @@ class Unit:
     admonition: bool = False
     table: bool = False
     term: str | None = None
-    needs: int | None = None
 
 
 def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Unit]:
@@ -84,27 +81,21 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
     for n, (run_start, text) in enumerate(runs):
         blocks = blocks_of(text, run_start)
         found = _dialogue_units(blocks) if dialogue else _units(blocks, opening=n == 0)
-        previous: Unit | None = None
         for draft in found:
-            # A unit going on from the one before is read after it: the entry is named once.
-            rendered = render(replace(draft, term=()) if draft.follows else draft)
-            if draft.follows and previous is None:
-                continue  # what it goes on from is not quotable: neither is it
-            if not rendered:
-                previous = None
-                continue
-            pieces = [*draft.term, *draft.pieces, *draft.items]
-            previous = Unit(
-                rendered,
-                tuple((p.start, p.end) for p in pieces),
-                len(out),
-                first=not out,
-                admonition=draft.label,
-                table=draft.table is not None,
-                term=" ".join(t.text for t in draft.term) or None,
-                needs=previous.order if draft.follows and previous is not None else None,
-            )
-            out.append(previous)
+            rendered = render(draft)
+            if rendered:
+                pieces = [*draft.term, *draft.pieces, *draft.items]
+                out.append(
+                    Unit(
+                        rendered,
+                        tuple((p.start, p.end) for p in pieces),
+                        len(out),
+                        first=not out,
+                        admonition=draft.label,
+                        table=draft.table is not None,
+                        term=" ".join(t.text for t in draft.term) or None,
+                    )
+                )
     return out
 
 
@@ -130,9 +121,8 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[Draft]:
 
     Args:
         blocks: The blocks of one run of a node's own text.
-        opening: The run opens the node: a synopsis may open it, and its first paragraph is no
-            remark on code. Its first sentence does not lean on the node's heading: a summary
-            is read without it ("This function …" under "Error handling" names no function).
+        opening: The run opens the node: its first sentence may lean on the node's heading
+            ("This option sets …" right under the option's heading).
     """
     out: list[Draft] = []
     reading = _Reading(opening=opening)
@@ -142,18 +132,7 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[Draft]:
         i = 1
     while i < len(blocks):
         i = _step(blocks, i, out, reading)
-    kept: list[Draft] = []
-    opens = False  # the drafts before in the paragraph were all left out: the next opens it
-    for draft in out:
-        part = _quotable_part(draft)
-        if part is None:
-            # No statement (a question, a pointer, code run into prose): left out by its form,
-            # not for what it says, so what follows it in the paragraph still may be quoted.
-            opens = opens or not draft.follows
-            continue
-        kept.append(replace(part, follows=False) if opens else part)
-        opens = False
-    return kept
+    return [kept for d in out if (kept := _quotable_part(d)) is not None]
 
 
 def _quotable_part(draft: Draft) -> Draft | None:
@@ -166,7 +145,7 @@ def _quotable_part(draft: Draft) -> Draft | None:
         return draft
     if bad == 0:
         return None
-    return Draft(draft.pieces[:bad], [], draft.label, draft.term, follows=draft.follows)
+    return Draft(draft.pieces[:bad], [], draft.label, draft.term)
 
 
 def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> int:
@@ -240,75 +219,54 @@ def _paragraph(
     *,
     opening: bool,
 ) -> int:
-    """The units of the paragraph ``blocks[i]``; the index of the last block it took.
-
-    A paragraph is read from its start: a unit past its first goes on from the units before it
-    (quoted only with them), and once a sentence cannot be quoted, nothing after it in the
-    paragraph is (what it says may rest on the sentence left out, cue or no cue).
-    """
+    """The units of the paragraph ``blocks[i]``; the index of the last block it took."""
     chain: list[Piece] = []
-    para = _Paragraph(out, labelled, term)
     pieces = sentence_spans(blocks[i].text, blocks[i].start)
     # Text right after code speaks of that code ("We set both memory and swap, so …").
     after_code = i > 0 and blocks[i - 1].kind == "code" and not opening
     for j, piece in enumerate(pieces):
         text = piece.text
-        # An entry's name stands before its paragraph; a heading says whose "the default" a
-        # node's opening speaks of, but never what its "this function" or "also" points at.
-        heads_itself = j == 0 and (bool(term) or (opening and generic_subject(text)))
+        heads_itself = j == 0 and (bool(term) or opening)
         leans = leans_back(text) or (j > 0 and refers_to(text, pieces[j - 1].text))
         if (leans or (j == 0 and after_code)) and not heads_itself:
-            if chain:
-                chain.append(piece)
-            else:
-                para.broken = True  # what it leans on is not quotable: neither is it
+            if not chain:
+                continue  # what it leans on is not quotable: neither is it
+            chain.append(piece)
         else:
-            para.emit(chain)
+            _emit(out, chain, labelled, term)
             chain = [piece]
-        last = j == len(pieces) - 1
-        introduces = is_lead_in(text) or points_forward(text)
-        if last and (introduces or (i + 1 < len(blocks) and blocks[i + 1].kind == "item")):
-            # It introduces what follows (a list, a table, a command), taken with it or not at
-            # all; a list right after a paragraph lists what its last sentence speaks of, colon
-            # or not, and its items go with it, never alone (they would read as the whole list).
-            taken = _lead_in(blocks, i + 1, chain, labelled, term) if not para.broken else None
+        if j == len(pieces) - 1 and (is_lead_in(text) or points_forward(text)):
+            # It introduces what follows: taken with it (a list, a table, a command) or not at all.
+            taken = _lead_in(blocks, i + 1, chain, labelled, term)
             if taken is not None:
-                para.add(taken[0])
+                out.append(taken[0])
                 i = taken[1]
             else:
-                if not introduces:
-                    para.emit(chain)
-                i = list_end(blocks, i + 1) - 1  # its list is not quoted item by item either
+                i = _list_end(blocks, i + 1) - 1  # its list is not quoted item by item either
             chain = []
-        elif points_forward(text) and chain:
+        elif j == len(pieces) - 1 and i + 1 < len(blocks) and blocks[i + 1].kind == "item":
+            # A list right after a paragraph lists what its last sentence speaks of, colon or
+            # not: its items go with that sentence, never alone (a few picked items would read
+            # as the whole list).
+            taken = _lead_in(blocks, i + 1, chain, labelled, term)
+            if taken is not None:
+                out.append(taken[0])
+                i = taken[1]
+            else:
+                _emit(out, chain, labelled, term)
+                i = _list_end(blocks, i + 1) - 1
+            chain = []
+        elif points_forward(text):
             chain.pop()  # it points at what follows, which a summary does not hold
-            para.emit(chain)
-            para.broken = True
+            _emit(out, chain, labelled, term)
             chain = []
-    para.emit(chain)
+    _emit(out, chain, labelled, term)
     return i
 
 
-@dataclass
-class _Paragraph:
-    """The drafts of one paragraph so far: each goes on from the one before it."""
-
-    out: list[Draft]
-    labelled: bool
-    term: tuple[Piece, ...]
-    started: bool = False
-    broken: bool = False
-
-    def emit(self, chain: list[Piece]) -> None:
-        if chain:
-            self.add(Draft(list(chain), [], self.labelled, self.term))
-
-    def add(self, draft: Draft) -> None:
-        if self.broken:
-            return
-        draft.follows = self.started
-        self.started = True
-        self.out.append(draft)
+def _emit(out: list[Draft], chain: list[Piece], labelled: bool, term: tuple[Piece, ...]) -> None:
+    if chain:
+        out.append(Draft(list(chain), [], labelled, term))
 
 
 def _lead_in(
@@ -331,10 +289,10 @@ def _lead_in(
             return None  # no code, or more than one piece of it: what it introduces is unclear
         code, more = found
         return Draft(list(chain), [code], labelled, term, more=more, code=True), i
-    items, after = list_after(blocks, i)
-    if not items or interrupted(blocks, after) or any(points_forward(p.text) for p in items):
+    items, after = _list_after(blocks, i)
+    if not items or _interrupted(blocks, after) or any(points_forward(p.text) for p in items):
         return None  # a list whose steps are interleaved with code cannot be quoted whole
-    kept, more = fit_items(chain, items)
+    kept, more = _fit_items(chain, items)
     if not kept:
         return None
     return Draft(list(chain), kept, labelled, term, more=more), after - 1
@@ -349,6 +307,58 @@ def _names_entry(blocks: list[Block], i: int) -> bool:
 def _more_code(blocks: list[Block], i: int) -> bool:
     """Whether ``blocks[i]`` is code going on from the block before (not an entry's term)."""
     return i < len(blocks) and blocks[i].kind == "code" and not _names_entry(blocks, i)
+
+
+# The most blocks of code or text one list item may hold before the list goes on.
+_MAX_ITEM_BLOCKS = 3
+
+
+def _interrupted(blocks: list[Block], after: int) -> bool:
+    """Whether a list goes on after blocks of code or text inside one of its items (steps with
+    commands, an entry with its example)."""
+    return after > 0 and _list_end(blocks, after - 1) > after
+
+
+def _inside_item(block: Block) -> bool:
+    """Whether a block may belong to the list item above it: code, or a paragraph that does not
+    lead into a list of its own."""
+    if block.kind == "code":
+        return True
+    if block.kind != "paragraph":
+        return False
+    last = block.text.rstrip()
+    return not (last.endswith(":") or is_lead_in(last) or points_forward(last))
+
+
+def _list_end(blocks: list[Block], i: int) -> int:
+    """The index after the list starting at ``blocks[i]`` (if any), its items' own code and
+    paragraphs included: the list goes on wherever an item follows a few such blocks."""
+    end = i
+    while end < len(blocks):
+        if blocks[end].kind == "item":
+            end += 1
+            continue
+        k = end
+        while k < len(blocks) and k - end < _MAX_ITEM_BLOCKS and _inside_item(blocks[k]):
+            k += 1
+        if k < len(blocks) and blocks[k].kind == "item" and k > end and end > i:
+            end = k
+            continue
+        break
+    return end
+
+
+def _fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
+    """As many whole items as fit a unit after the lead-in, and how many are left out."""
+    budget = MAX_UNIT_TOKENS - sum(count_tokens(p.text) for p in lead) - 6
+    kept: list[Piece] = []
+    for item in items:
+        cost = count_tokens(item.text) + 1
+        if cost > budget:
+            break
+        kept.append(item)
+        budget -= cost
+    return kept, len(items) - len(kept)
 
 
 def _first_sentence(block: Block) -> Piece | None:
@@ -366,6 +376,20 @@ def _dialogue_units(blocks: list[Block]) -> list[Draft]:
     return out
 
 
+def _list_after(blocks: list[Block], i: int) -> tuple[list[Piece], int]:
+    """The list items right after a lead-in (each whole), and the index after them."""
+    items: list[Piece] = []
+    while i < len(blocks) and blocks[i].kind == "item":
+        body = blocks[i].text
+        mark = LIST_ITEM.match(body)
+        lead = mark.end() if mark else 0
+        stripped = body[lead:].rstrip()
+        start = blocks[i].start + lead
+        items.append(Piece(stripped, start, start + len(stripped)))
+        i += 1
+    return items, i
+
+
 def listing(runs: list[tuple[int, str]]) -> Unit | None:
     """The first list or table of a node's own text as one unit without a lead-in (for a node
     that holds no quotable statement: its summary then shows what the list or table holds)."""
@@ -376,8 +400,8 @@ def listing(runs: list[tuple[int, str]]) -> Unit | None:
                 header = Piece("", block.start, block.start)
                 draft = table_draft(block, None, False, lead=[header])
             elif block.kind == "item":
-                items, _ = list_after(blocks, i)
-                kept, more = fit_items([], items)
+                items, _ = _list_after(blocks, i)
+                kept, more = _fit_items([], items)
                 draft = Draft([], kept, more=more) if len(items) >= 2 and kept else None
             else:
                 continue
