@@ -9,6 +9,8 @@ page's own title) is no group.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from indexer.parsers.generators.base import Entry, Site
 from indexer.parsers.generators.lists import list_entries
 
@@ -77,14 +79,7 @@ def _unwrap(entries: list[Entry]) -> list[Entry]:
 def site_map(site: Site, *, min_share: float = 0.25) -> list[Entry]:
     """The outline of the page (the start page excepted) that lists the most of the manual's
     pages, when it lists at least ``min_share`` of them; else []."""
-    best: list[Entry] = []
-    best_name = ""
-    for name in site.pages:
-        if name == site.start:
-            continue
-        entries = page_outline(site, name)
-        if len(distinct_pages(entries)) > len(distinct_pages(best)):
-            best, best_name = entries, name
+    best, best_name = _richest_page(site, page_outline)
     if len(distinct_pages(best)) < min_share * len(site.pages):
         return []
     site.contents_pages.add(best_name)
@@ -94,15 +89,22 @@ def site_map(site: Site, *, min_share: float = 0.25) -> list[Entry]:
 def site_map_list(site: Site, *, more_than: int) -> list[Entry]:
     """The largest list of pages on a page other than the start page (a site map), when it
     reaches more than ``more_than`` pages; else []. The page is the outline's source."""
+    best, best_name = _richest_page(site, largest_list)
+    if len(distinct_pages(best)) <= more_than:
+        return []
+    site.contents_pages.add(best_name)
+    return best
+
+
+def _richest_page(site: Site, read: Callable[[Site, str], list[Entry]]) -> tuple[list[Entry], str]:
+    """Of the pages other than the start page, the entries ``read`` finds on the one whose
+    entries reach the most pages, and its name."""
     best: list[Entry] = []
     best_name = ""
     for name in site.pages:
         if name == site.start:
             continue
-        entries = largest_list(site, name)
+        entries = read(site, name)
         if len(distinct_pages(entries)) > len(distinct_pages(best)):
             best, best_name = entries, name
-    if len(distinct_pages(best)) <= more_than:
-        return []
-    site.contents_pages.add(best_name)
-    return best
+    return best, best_name
