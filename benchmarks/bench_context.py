@@ -24,7 +24,8 @@ Evidence share of one context:
 - global question: the share of the gold node's child sections (the node itself without any)
   whose text the context holds: a quote whose character range meets the section's, or a
   summary sentence whose source span does (a summary counts for the sections its kept
-  sentences come from, not for everything below its node).
+  sentences come from, not for everything below its node; a sentence that only says no
+  sentence of its node could be quoted holds none of its text and counts for nothing).
 
 ``python -m benchmarks.run context``.
 """
@@ -118,6 +119,13 @@ class Scorer:
         return reached / len(units)
 
 
+def _holds(sentence: Any, text: str) -> bool:
+    """True when a summary's text holds the sentence and the sentence some source text."""
+    from indexer.summarizers.framing import NO_STATEMENT
+
+    return sentence.text.strip() in text and NO_STATEMENT not in sentence.text
+
+
 def _held_of_pieces(retriever: Any, pieces: Iterable[Any], snapshot: Any) -> list[Held]:
     out = []
     summaries = [p.node_ids[0] for p in pieces if p.kind == "summary"]
@@ -127,7 +135,7 @@ def _held_of_pieces(retriever: Any, pieces: Iterable[Any], snapshot: Any) -> lis
         if p.kind == "quote":
             spans = tuple((r.char_start, r.char_end) for r in p.ranges)
         else:
-            kept = [s for s in sentences.get(p.node_ids[0], []) if s.text.strip() in p.text]
+            kept = [s for s in sentences.get(p.node_ids[0], []) if _holds(s, p.text)]
             spans = tuple((sp.char_start, sp.char_end) for s in kept for sp in s.spans)
         out.append(Held(build, p.text, spans))
     return out
@@ -157,7 +165,7 @@ def _packed(
         if n.is_passage:
             spans: tuple[tuple[int, int], ...] = ((n.char_start, n.char_end),)
         else:
-            found = sentences.get(n.node_id, [])
+            found = [s for s in sentences.get(n.node_id, []) if _holds(s, text)]
             spans = tuple((sp.char_start, sp.char_end) for s in found for sp in s.spans)
         out.append(Held(n.build_id, text, spans))
     return out

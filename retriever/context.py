@@ -128,7 +128,8 @@ class Context:
         tokenizer: How tokens were counted.
         tokens: Tokens of ``text`` (at most ``budget``).
         pieces: The pieces in the order of ``text``; ``citation`` numbers them.
-        text: Prompt-ready text: each piece's ``[n] label | source › headings`` line and text.
+        text: Prompt-ready text: each document's ``# source › headings`` line, then each of its
+            pieces' ``[n] label | headings below`` line and text.
     """
 
     query: str

@@ -4,9 +4,15 @@
 turns a chosen set into pieces and counts what they cost. Quotes of one revision whose
 character ranges overlap or touch become one piece; a summary keeps only the sentences whose
 source spans are not already quoted (a passage quoted is not also paraphrased) nor taken from
-the same source as a sentence of a summary chosen before it; the pieces are
+the same source as a sentence of a summary chosen before it, and none that only says that no
+sentence of its node could be quoted (it holds none of the source's text); the pieces are
 ordered by document (the document of the best node first) and, within a document, in reading
 order; each gets a citation number in that order.
+
+The prompt text names each document once: a line ``# source › headings`` opens its pieces (the
+headings all of them lie under), and each piece's header gives only its label and the headings
+below that line. A header that repeated the source and the whole heading path took a sixth of a
+context's tokens on the real manuals; said once, that budget goes to text.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from indexer.sourced import ResolvedSentence
+from indexer.summarizers.framing import NO_STATEMENT
 from retriever.snapshot import NodeRecord, ServedDocument
 
 PieceKind = Literal["quote", "summary"]
@@ -56,7 +63,11 @@ class ContextPiece:
         ranges: Character ranges of the quoted text, or of the summary's node.
         pages: First and last page, or None for formats without pages.
         text: The quoted text, or the summary sentences kept.
-        tokens: What the piece costs in the prompt text (its header line included).
+        tokens: What the piece costs in the prompt text (its header line included, and the
+            document line when it opens its document's pieces).
+        where: The headings its header names: those below its document's line (for a
+            summary, without its own title, which the label names).
+        opens: The document line the piece opens its document's pieces with, or "".
     """
 
     citation: int
@@ -71,19 +82,22 @@ class ContextPiece:
     pages: tuple[int, int] | None
     text: str
     tokens: int
+    where: tuple[str, ...] = ()
+    opens: str = ""
 
     def header(self) -> str:
-        """The piece's line in the prompt text: number, label, where it is."""
+        """The piece's line in the prompt text: number, label, the headings below its
+        document's line."""
         return f"[{self.citation}]{self.unnumbered()}"
 
     def unnumbered(self) -> str:
-        """The header after the number, and the text."""
-        where = " › ".join([self.source, *self.heading_path])
-        return f" {self.label} | {where}"
+        """The header after the number."""
+        return f" {self.label}" + (f" | {' › '.join(self.where)}" if self.where else "")
 
     def render(self) -> str:
-        """The header and the text, as the prompt text holds them."""
-        return f"{self.header()}\n{self.text}"
+        """The piece as the prompt text holds it: document line, header, text."""
+        opening = f"{self.opens}\n" if self.opens else ""
+        return f"{opening}{self.header()}\n{self.text}"
 
 
 @dataclass
@@ -166,15 +180,16 @@ def _quoted(sentence: ResolvedSentence, build: int, quotes: list[_Draft]) -> boo
 
 
 def _summary_text(item: Chosen, quotes: list[_Draft], said: set[tuple[int, int, int]]) -> str:
-    """The summary without the sentences a quote or an earlier summary already holds (all of
-    it without sentences); ``said`` collects the source spans of the sentences kept."""
+    """The summary without the sentences a quote or an earlier summary already holds, nor
+    those that only say nothing could be quoted (all of it without sentences); ``said``
+    collects the source spans of the sentences kept."""
     if not item.sentences:
         return item.text.strip()
     build = item.node.build_id
     kept = []
     for s in item.sentences:
         spans = {(build, sp.char_start, sp.char_end) for sp in s.spans}
-        if _quoted(s, build, quotes) or (spans and spans <= said):
+        if _quoted(s, build, quotes) or (spans and spans <= said) or NO_STATEMENT in s.text:
             continue
         said |= spans
         kept.append(s.text.strip())
@@ -233,10 +248,34 @@ def drafts(chosen: Sequence[Chosen]) -> list[_Draft]:
     return pieces
 
 
+def _document_lines(drafted: list[_Draft]) -> list[tuple[str, tuple[str, ...]]]:
+    """Per draft: the document line it opens ("" within its document) and the headings above
+    it that the line names (those all of its document's drafts lie under)."""
+    shared: dict[str, tuple[str, ...]] = {}
+    for d in drafted:
+        path = d.heading_path
+        shared[d.node.doc_id] = _common_path(shared.get(d.node.doc_id, path), path)
+    out = []
+    for i, d in enumerate(drafted):
+        prefix = shared[d.node.doc_id]
+        first = i == 0 or drafted[i - 1].node.doc_id != d.node.doc_id
+        line = "# " + " › ".join([d.doc.source, *prefix]) if first else ""
+        out.append((line, prefix))
+    return out
+
+
+def _where(d: _Draft, prefix: tuple[str, ...]) -> tuple[str, ...]:
+    below = d.heading_path[len(prefix) :]
+    if d.kind == "summary" and below and below[-1] == d.node.title:
+        return below[:-1]  # the label names it
+    return below
+
+
 def finish(drafted: list[_Draft], count: Callable[[str], int]) -> list[ContextPiece]:
     """Numbered, labelled pieces with their token cost."""
     out = []
-    for number, d in enumerate(drafted, start=1):
+    lines = _document_lines(drafted)
+    for number, (d, (opens, prefix)) in enumerate(zip(drafted, lines, strict=True), start=1):
         pages = pages_label(d.pages)
         if d.kind == "quote":
             label = "quote" + (f", {pages}" if pages else "")
@@ -255,9 +294,12 @@ def finish(drafted: list[_Draft], count: Callable[[str], int]) -> list[ContextPi
             pages=d.pages,
             text=d.text.strip(),
             tokens=0,
+            where=_where(d, prefix),
+            opens=opens,
         )
-        # counted in two parts, so that a piece renumbered by an insertion costs no recount
+        # counted in parts, so that a piece renumbered by an insertion costs no recount
         cost = count(f"[{number}]") + count(f"{piece.unnumbered()}\n{piece.text}{SEPARATOR}")
+        cost += count(f"{opens}\n") if opens else 0
         out.append(_with_tokens(piece, cost))
     return out
 

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -21,6 +22,7 @@ from indexer.errors import InvalidRequestError
 from indexer.settings import Settings
 from indexer.sourced import ResolvedSentence, ResolvedSpan
 from indexer.store.records import NodeRecord, ServedDocument
+from indexer.summarizers.framing import NO_STATEMENT
 from indexer.validation import validated
 from overstory.integrations import HttpSource, LocalSource
 from overstory.integrations.langchain import OverstoryRetriever as LangChainRetriever
@@ -80,9 +82,55 @@ def test_overlapping_quotes_merge_and_a_quoted_sentence_is_not_repeated() -> Non
     assert (quote.ranges[0].char_start, quote.ranges[0].char_end) == (0, 33)
     assert [p.citation for p in pieces] == [1, 2]
     text = render(pieces)
-    assert text.startswith("[1] summary of 2 Seals, pp. 3–4 | m.md › Manual › 2 Seals\n")
-    assert "[2] quote, pp. 3–4 | m.md › Manual › 2 Seals\nAlpha one." in text
+    assert text.startswith("# m.md › Manual › 2 Seals\n[1] summary of 2 Seals, pp. 3–4\n")
+    assert "\n\n[2] quote, pp. 3–4\nAlpha one." in text
     assert "None" not in text and "['" not in text and "(" not in text
+    assert sum(p.tokens for p in pieces) == _words(text)
+
+
+def _at(node_id: str, doc: ServedDocument, path: tuple[str, ...], start: int, end: int) -> Chosen:
+    node = replace(
+        _node(node_id, start, end), doc_id=doc.doc_id, build_id=doc.build_id, heading_path=path
+    )
+    return Chosen(node, doc, TEXT[start:end])
+
+
+def test_each_document_is_named_once_and_each_piece_by_the_headings_below_it() -> None:
+    other = replace(DOC, doc_id="o.md", source="o.md", build_id=2)
+    seals = ("Manual", "2 Seals")
+    chosen = [
+        _at("a", DOC, (*seals, "2.1 Lips"), 0, 11),
+        _at("b", other, ("Guide", "Start"), 0, 11),
+        _at("c", DOC, (*seals, "2.2 Rings"), 34, 46),
+        Chosen(
+            replace(_node("s", 0, 60, level="section"), heading_path=seals),
+            DOC,
+            "",
+            (ResolvedSentence("Gamma three.", (ResolvedSpan(21, 33),)),),
+        ),
+    ]
+    pieces = finish(drafts(chosen), _words)
+    text = render(pieces)
+    assert text.split("\n\n") == [
+        "# m.md › Manual › 2 Seals\n[1] summary of 2 Seals, pp. 3–4\nGamma three.",
+        "[2] quote, pp. 3–4 | 2.1 Lips\nAlpha one.",
+        "[3] quote, pp. 3–4 | 2.2 Rings\nDelta four.",
+        "# o.md › Guide › Start\n[4] quote, pp. 3–4\nAlpha one.",
+    ]
+    assert [p.heading_path for p in pieces][1] == (*seals, "2.1 Lips")  # the JSON keeps it all
+    assert sum(p.tokens for p in pieces) == _words(text)
+
+
+def test_a_summary_sentence_that_quotes_nothing_is_left_out() -> None:
+    placeholder = f"lips, rings: {NO_STATEMENT}."
+    sentences = (
+        ResolvedSentence("Beta two.", (ResolvedSpan(11, 20),)),
+        ResolvedSentence(placeholder, (ResolvedSpan(21, 60),)),
+    )
+    summary = Chosen(_node("s", 0, 60, level="section"), DOC, "", sentences)
+    assert [p.text for p in finish(drafts([summary]), _words)] == ["Beta two."]
+    empty = Chosen(_node("t", 0, 60, level="section"), DOC, "", sentences[1:])
+    assert finish(drafts([empty]), _words) == []
 
 
 def test_touching_quotes_merge_separate_ones_do_not() -> None:
@@ -98,7 +146,8 @@ def test_a_summary_too_long_keeps_its_first_sentences() -> None:
         for i, t in enumerate(["Alpha one.", "Beta two.", "Gamma three."])
     )
     summary = Chosen(_node("sec", 0, 60, level="section"), DOC, "", sentences)
-    header = _words(finish(drafts([summary]), _words)[0].header())
+    whole = finish(drafts([summary]), _words)[0]
+    header = whole.tokens - _words(whole.text)  # its document line and header line
     fitted = _fitting([], summary, _words, budget=header + 4)
     assert fitted is not None
     assert fitted[1][0].text == "Alpha one. Beta two."
@@ -204,12 +253,21 @@ def test_the_same_context_over_http_cli_mcp_and_the_framework_retrievers(
 def _check_context(ctx: dict[str, Any], budget: int) -> None:
     assert 0 < ctx["tokens"] <= budget
     assert ctx["pieces"], ctx
-    headers = [
-        f"[{p['citation']}] {p['label']} | {' › '.join([p['source'], *p['heading_path']])}"
-        for p in ctx["pieces"]
-    ]
-    texts = [p["text"] for p in ctx["pieces"]]
-    assert ctx["text"] == "\n\n".join(f"{h}\n{t}" for h, t in zip(headers, texts, strict=True))
+    blocks = ctx["text"].split("\n\n")
+    assert len(blocks) == len(ctx["pieces"])
+    opened: list[str] = []
+    for block, p in zip(blocks, ctx["pieces"], strict=True):
+        lines = block.split("\n", 2 if block.startswith("# ") else 1)
+        if block.startswith("# "):  # each document's pieces open with its line, once
+            opened, lines = lines[0][2:].split(" › "), lines[1:]
+            assert opened[0] == p["source"]
+        header, text = lines
+        assert text == p["text"]
+        label, _, below = header.partition(" | ")
+        assert label == f"[{p['citation']}] {p['label']}"
+        path = [*opened, *(below.split(" › ") if below else [])]
+        title = [p["heading_path"][-1]] if p["kind"] == "summary" else []
+        assert [*path, *title][: len(p["heading_path"]) + 1] == [p["source"], *p["heading_path"]]
     assert [p["citation"] for p in ctx["pieces"]] == list(range(1, len(ctx["pieces"]) + 1))
     for token in ("None", "['", "']"):
         assert token not in ctx["text"]

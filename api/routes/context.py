@@ -52,7 +52,10 @@ class ContextPiecePublic(BaseModel):
     ranges: list[CharRangePublic] = Field(description="Where the text lies in the revision.")
     pages: list[int] | None = Field(description="First and last page; null without pages.")
     text: str
-    tokens: int = Field(description="Tokens of the piece in `text`, its header line included.")
+    tokens: int = Field(
+        description="Tokens of the piece in `text`, its header line included (and its "
+        "document's line, for the first piece of a document)."
+    )
 
 
 class ContextResponse(BaseModel):
@@ -71,7 +74,10 @@ class ContextResponse(BaseModel):
     budget: int
     tokenizer: Literal["minilm", "cl100k_base", "words"]
     tokens: int = Field(description="Tokens of `text` (at most `budget`).")
-    text: str = Field(description="Prompt-ready: each piece as `[n] label | source › headings`.")
+    text: str = Field(
+        description="Prompt-ready: each document's line `# source › headings`, then each of its "
+        "pieces as `[n] label | headings below that line` and its text."
+    )
     pieces: list[ContextPiecePublic]
 
     @staticmethod
