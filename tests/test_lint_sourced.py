@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from indexer.lint import Linter
-from indexer.lint.confidence import default_model
+from indexer.lint.dependency import default_dependency_model, leaning
 from indexer.lint.sourced import lint_sentences
-from indexer.settings import Settings
 from indexer.sourced import ResolvedSentence, ResolvedSpan
 
 TEXT = (
@@ -53,7 +52,7 @@ def test_an_outline_line_is_never_linted() -> None:
     assert _rules(line) == []
 
 
-def test_a_quote_that_leans_on_a_left_out_sentence_is_flagged_below_the_default_floor() -> None:
+def test_a_quote_that_leans_on_a_left_out_sentence_is_flagged_with_the_dependency_model() -> None:
     back = _cite("This keeps the pump dry.", "This keeps the pump dry.")
     forward = _cite("The following tools are needed:", "The following tools are needed:")
     flags = lint_sentences(Linter(None), [back, forward], TEXT, ["Replacement"])
@@ -62,11 +61,15 @@ def test_a_quote_that_leans_on_a_left_out_sentence_is_flagged_below_the_default_
         ("dependency.forward", 1),
     ]
     assert "Replace the seal only if" in (flags[0].source_text or "")
-    # Rated by the share of such flags on summaries judged misleading (tuning half): neither
-    # reaches the default floor, so the queue hides them unless asked for every flag.
-    rates = default_model().rule_rates
-    assert [f.confidence for f in flags] == [rates["dependency.back"], rates["dependency.forward"]]
-    assert all((f.confidence or 0) < Settings().lint_min_confidence for f in flags)
+    assert "a 13 mm spanner" in (flags[1].source_quote or "")
+    # Rated by the model fitted on the sentences the team's judges read (tuning half), not by
+    # the planted-fault model.
+    model = default_dependency_model()
+    cited = [(s.char_start, s.char_end) for x in (back, forward) for s in x.spans]
+    quotes = ("This keeps the pump dry.", "The following tools are needed:")
+    for flag, quoted in zip(flags, quotes, strict=True):
+        found = leaning(quoted, TEXT, TEXT.index(quoted), cited, ["Replacement"])
+        assert flag.confidence == model.probability(found.features)
 
 
 def test_the_first_sentence_of_a_paragraph_leans_on_its_heading_only() -> None:
@@ -82,6 +85,7 @@ def test_a_quote_whose_antecedent_or_list_the_summary_also_quotes_is_not_flagged
         _cite("This keeps the pump dry.", "This keeps the pump dry."),
         _cite(lead, lead),
         _cite("a 13 mm spanner", "a 13 mm spanner"),
+        _cite("a seal puller", "a seal puller"),
     ]
     assert not any(r.startswith("dependency.") for r in _rules(*summary))
 
@@ -106,7 +110,8 @@ def test_a_lead_in_and_its_labelled_items_are_checked_against_every_item() -> No
     )
     # The lead-in and the items' own labels are the statement, not names to take off with
     # their spans: every item's value is in what the sentence cites.
-    flags = lint_sentences(Linter(None), [ResolvedSentence(summary, spans, "lead")], text, [])
+    said = [ResolvedSentence(summary, spans, "lead")]
+    flags = lint_sentences(Linter(None), said, text, ["Colors"])
     assert [f.rule for f in flags] == []
     changed = summary.replace("or tmux-256color", "or tmux-88color")
     flags = lint_sentences(Linter(None), [ResolvedSentence(changed, spans, "lead")], text, [])

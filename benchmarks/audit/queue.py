@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.common import ROOT
 from benchmarks.faithfulness.run import load as load_triples
@@ -35,6 +36,9 @@ from indexer.lint.sourced import lint_sentences
 from indexer.sourced import ResolvedSentence, ResolvedSpan
 from indexer.summarizers.sentences import split_sentences
 from indexer.summarizers.support import align_text
+
+if TYPE_CHECKING:
+    from benchmarks.summaries.corpus import Node
 
 OUT = ROOT / "benchmarks" / "results" / "audit_queue.json"
 JUDGMENTS = ROOT / "benchmarks" / "summaries" / "judgments.jsonl"
@@ -77,9 +81,11 @@ def planted(linter: Linter, *, cited: bool = False) -> list[Item]:
     return out
 
 
-def read(linter: Linter, halves: tuple[str, ...] = ("tuning", "held_out", "fresh")) -> list[Item]:
-    """Every judged summary of the summary benchmark (each system's) in ``halves``, linted
-    sentence by sentence against its cited spans; faulty when its judges found it misleading."""
+def judged(
+    halves: tuple[str, ...] = ("tuning", "held_out", "fresh"),
+) -> Iterator[tuple[Node, list[str], list[ResolvedSentence], dict[str, Any]]]:
+    """Every judged summary of the summary benchmark (each system's) in ``halves``: its node,
+    the node's headings, its sentences with their spans, and its judges' verdict."""
     from benchmarks.summaries.corpus import judged_nodes
     from benchmarks.summaries.judging import summary_key
     from benchmarks.summaries.systems import SYSTEMS, summarize
@@ -89,7 +95,6 @@ def read(linter: Linter, halves: tuple[str, ...] = ("tuning", "held_out", "fresh
         for line in JUDGMENTS.read_text(encoding="utf-8").splitlines()
         if line.strip() and (d := json.loads(line))
     }
-    out: list[Item] = []
     for node in judged_nodes():
         if node.manual.split not in halves:
             continue
@@ -105,10 +110,17 @@ def read(linter: Linter, halves: tuple[str, ...] = ("tuning", "held_out", "fresh
                 )
                 for s in summary.sentences
             ]
-            flags = lint_sentences(linter, sentences, node.text, labels)
-            fault = "context" if verdict["misleading"] else None
-            half = node.manual.split
-            out.append(Item(f"{node.manual.name}", half, fault, tuple(flags)))
+            yield node, labels, sentences, verdict
+
+
+def read(linter: Linter, halves: tuple[str, ...] = ("tuning", "held_out", "fresh")) -> list[Item]:
+    """Every judged summary of the summary benchmark (each system's) in ``halves``, linted
+    sentence by sentence against its cited spans; faulty when its judges found it misleading."""
+    out: list[Item] = []
+    for node, labels, sentences, verdict in judged(halves):
+        flags = lint_sentences(linter, sentences, node.text, labels)
+        fault = "context" if verdict["misleading"] else None
+        out.append(Item(node.manual.name, node.manual.split, fault, tuple(flags)))
     return out
 
 

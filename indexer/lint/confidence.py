@@ -10,17 +10,16 @@ summaries hold one fault, so its absolute values overstate a real queue's rate o
 order is what the audit queue uses. The summary's number of flags is deliberately not a feature:
 every faulty benchmark summary holds exactly one fault, which a real summary need not.
 
-Rules no planted fault exercises (a quoted sentence leaning on one the summary left out) carry a
-fixed rate instead: the share of their flags that fell on summaries the team's judges read as
-misleading, on the tuning half of the summary benchmark (``models/rule_rates.json``, written by
-``python -m benchmarks.audit.fit_rates``).
+The dependency check, which no planted fault exercises (a quoted sentence leaning on one the
+summary left out), rates its own flags with a model fitted on sentences the team's judges read
+(:mod:`indexer.lint.dependency`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from indexer.lint.flags import LintFlag
 from indexer.lint.text import content
 
 MODEL = Path(__file__).parent / "models" / "confidence.json"
-RULE_RATES = Path(__file__).parent / "models" / "rule_rates.json"
 # A quote's length counts up to this many words (a long quote is a whole clause).
 QUOTE_WORDS = 15
 
@@ -49,29 +47,19 @@ def features(flag: LintFlag) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class ConfidenceModel:
-    """A logistic model over :func:`features`: weights by feature name and an intercept; and
-    fixed rates by rule for the rules it was not fitted on."""
+    """A logistic model over :func:`features`: weights by feature name and an intercept."""
 
     weights: dict[str, float]
     intercept: float
-    rule_rates: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path = MODEL, rates: Path | None = RULE_RATES) -> ConfidenceModel:
-        """The model stored at ``path`` and the rule rates at ``rates`` (the shipped ones by
-        default; no rates file, no fixed rates)."""
+    def load(cls, path: Path = MODEL) -> ConfidenceModel:
+        """The model stored at ``path`` (the shipped one by default)."""
         data = json.loads(path.read_text())
-        fixed = json.loads(rates.read_text())["rates"] if rates and rates.exists() else {}
-        return cls(
-            weights=dict(data["weights"]),
-            intercept=float(data["intercept"]),
-            rule_rates={rule: float(r["rate"]) for rule, r in fixed.items()},
-        )
+        return cls(weights=dict(data["weights"]), intercept=float(data["intercept"]))
 
     def probability(self, flag: LintFlag) -> float:
         """The probability that ``flag`` names a real fault (rounded to three places)."""
-        if flag.rule in self.rule_rates:
-            return round(self.rule_rates[flag.rule], 3)
         z = self.intercept + sum(self.weights.get(k, 0.0) * v for k, v in features(flag).items())
         return round(1.0 / (1.0 + math.exp(-z)), 3)
 

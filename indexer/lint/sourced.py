@@ -12,8 +12,9 @@ checked against the source passages its spans point into, not against a section 
   units, absolutes — is the existing rule set (:func:`indexer.lint.check.lint_summary`), run on
   one sentence and its cited text.
 - An extracted sentence (its words are its span's words) is also checked for what it leans on
-  and left out: a pronoun or connective pointing back, a lead-in without its list
-  (:mod:`indexer.lint.dependency`).
+  and left out: a pronoun or connective pointing back, the term an entry describes, a list's
+  lead-in, a lead-in without its list (:mod:`indexer.lint.dependency`), with the confidence of
+  the model fitted on sentences the team's judges read.
 
 Every flag names the sentence it is about (``sentence``: its index in the summary) and quotes
 the cited source in one line.
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from indexer.lint.dependency import dependency_flag
+from indexer.lint.dependency import Leaning, dependency_flag, leaning
 from indexer.lint.flags import LintFlag
 from indexer.lint.linter import Linter
 from indexer.sourced import ResolvedSentence
@@ -33,6 +34,7 @@ from indexer.summarizers.support import support
 from indexer.words import content
 
 _QUOTE_CHARS = 240
+EXTRACTED = 0.95  # the share of a statement's words its cited text holds, to count as quoted
 _CONTEXT = 800
 
 
@@ -61,14 +63,36 @@ def lint_sentences(
         spans = sentence.spans[len(names) :]
         context = [_paragraph(text, s.char_start, s.char_end) for s in spans] or sources
         found = linter.lint(body, context, [*labels, *names])
-        extracted = support(body, " ".join(sources)).coverage >= 0.95
-        if extracted:
+        if _extracted(body, sources):
             start = sentence.spans[len(names)].char_start
-            flag = dependency_flag(body, text, start, cited_ranges)
+            flag = dependency_flag(body, text, start, cited_ranges, [*labels, *names])
             if flag is not None:
-                found.append(linter.confidence.rate([flag])[0])
+                found.append(flag)
         out.extend(replace(f, sentence=i, source_text=_one_line(f.source_text)) for f in found)
     return out
+
+
+def leanings(
+    sentences: Sequence[ResolvedSentence], text: str, labels: Sequence[str] = ()
+) -> list[tuple[int, Leaning]]:
+    """What each extracted sentence of a summary leans on (:func:`indexer.lint.dependency.leaning`),
+    by the sentence's index: the features the dependency check is fitted on."""
+    out: list[tuple[int, Leaning]] = []
+    cited_ranges = [(s.char_start, s.char_end) for x in sentences for s in x.spans]
+    for i, sentence in enumerate(sentences):
+        if sentence.kind == "outline" or not sentence.spans:
+            continue
+        cited = [text[s.char_start : s.char_end] for s in sentence.spans]
+        body, sources, names = _statement(sentence.text, cited)
+        if body and _extracted(body, sources):
+            start = sentence.spans[len(names)].char_start
+            out.append((i, leaning(body, text, start, cited_ranges, [*labels, *names])))
+    return out
+
+
+def _extracted(body: str, sources: list[str]) -> bool:
+    """Whether the statement is quoted from its cited text (its words are the span's words)."""
+    return bool(sources) and support(body, " ".join(sources)).coverage >= EXTRACTED
 
 
 def _statement(sentence: str, cited: list[str]) -> tuple[str, list[str], list[str]]:
