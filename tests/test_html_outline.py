@@ -228,7 +228,8 @@ def test_doxygen_menu_bar_orders_chapters_and_nests_submenus(tmp_path: Path) -> 
     (site / "index.html").write_text(
         page(
             "The Lib Library",
-            "<h1>Introduction</h1><p>Lib stores keys.</p><h1>Caveats</h1><p>Locks.</p>",
+            "<h1>The Lib Library</h1><h2>Introduction</h2><p>Lib stores keys.</p>"
+            "<h2>Caveats</h2><p>Locks.</p>",
         )
     )
     (site / "modules.html").write_text(page("Modules", "<p>The modules of the library.</p>"))
@@ -236,8 +237,95 @@ def test_doxygen_menu_bar_orders_chapters_and_nests_submenus(tmp_path: Path) -> 
     (site / "functions.html").write_text(page("Data Fields", "<p>The fields of structures.</p>"))
     doc = _manual(site)
     assert doc.title == "Lib"
-    assert [c.title for c in doc.root.children] == ["Modules", "Data Structures"]
-    assert [c.title for c in doc.root.children[1].children] == ["Data Fields"]
+    # "Main Page" is the root of Doxygen's tree: its sections are the first chapters
+    assert [c.title for c in doc.root.children] == [
+        "Introduction",
+        "Caveats",
+        "Modules",
+        "Data Structures",
+    ]
+    assert [c.title for c in doc.root.children[3].children] == ["Data Fields"]
+
+
+def _doxygen_page(title: str, body: str) -> str:
+    return (
+        f"<html><head>{_DOXYGEN}<title>Lib: {title}</title>"
+        "<script>var searchBox = new SearchBox('searchBox', 'search', false, 'Search');"
+        "$(function() { initMenu('', true, false, 'search.php', 'Search'); });</script>"
+        f'</head><body><div class="headertitle"><div class="title">{title}</div></div>'
+        f"{body}</body></html>"
+    )
+
+
+def test_a_page_only_listing_the_pages_below_it_is_a_group_of_the_outline(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "html"
+    site.mkdir()
+    (site / "menudata.js").write_text(
+        "var menudata={children:["
+        '{text:"Main Page",url:"index.html"},'
+        '{text:"Modules",url:"modules.html"}]}'
+    )
+    # the main page refers to a module's page in a sentence before the module list names it
+    (site / "index.html").write_text(
+        _doxygen_page(
+            "Lib",
+            "<h1>Lib</h1><h2>Introduction</h2><p>Lib stores keys; see "
+            '<a href="group__env.html">the environment</a> for its flags.</p>'
+            "<h2>Caveats</h2><p>One writer at a time.</p>",
+        )
+    )
+    rows = "".join(
+        f'<tr><td class="entry"><span class="arrow">&#9660;</span>'
+        f'<a class="el" href="group__{n}.html">{t}</a></td><td class="desc">{d}</td></tr>'
+        for n, t, d in [("api", "Lib API", "The public API."), ("env", "Environment", "")]
+    )
+    (site / "modules.html").write_text(
+        _doxygen_page(
+            "Modules",
+            f'<div class="textblock">Here is a list of all modules:</div><table>{rows}</table>',
+        )
+    )
+    for name, title, text in [
+        ("api", "Lib API", "Open a store with lib_open before any call."),
+        ("env", "Environment", "The environment flags change how a store is opened."),
+    ]:
+        (site / f"group__{name}.html").write_text(
+            _doxygen_page(title, f"<h2>Detailed Description</h2><p>{text}</p>")
+        )
+    reading = _reading(site)
+    assert "modules.html" in dict(reading.refused)
+    groups = [p for p in reading.pages if p.title is not None]
+    assert [g.title for g in groups] == ["Modules"]
+    below = [p.name for p in reading.pages if p.parent == groups[0].name]
+    assert below == ["group__api.html", "group__env.html"]  # listed, not cross-referenced
+    doc = _manual(site)
+    assert [c.title for c in doc.root.children] == ["Introduction", "Caveats", "Modules"]
+    assert "Here is a list" not in doc.text
+
+
+def test_a_chapter_page_introducing_its_sections_in_a_sentence_stays_a_page(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "html"
+    site.mkdir()
+    (site / "menudata.js").write_text(
+        'var menudata={children:[{text:"Main Page",url:"index.html"},'
+        '{text:"Guides",url:"guides.html"}]}'
+    )
+    (site / "index.html").write_text(_doxygen_page("Lib", "<p>Lib stores keys.</p>"))
+    (site / "guides.html").write_text(
+        _doxygen_page(
+            "Guides",
+            "<p>These guides walk through a store's life.</p>"
+            '<table><tr><td><a href="start.html">Starting</a></td></tr></table>',
+        )
+    )
+    (site / "start.html").write_text(_doxygen_page("Starting", "<p>Call lib_open first.</p>"))
+    reading = _reading(site)
+    assert [p.name for p in reading.pages] == ["index.html", "guides.html", "start.html"]
+    assert "These guides walk through a store's life." in _manual(site).text
 
 
 def test_docbook_title_page_authors_are_no_chapters(tmp_path: Path) -> None:
