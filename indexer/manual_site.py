@@ -456,10 +456,13 @@ def _place_linked(
 ) -> None:
     """Nest each page the outline misses under the first page, in reading order, linking it:
     first where a list or table of pages names it (a module index, a package's classes),
-    then where a sentence refers to it (a cross-reference from an earlier page)."""
+    then, when a folder was given, where a sentence refers to it (a cross-reference from an
+    earlier page)."""
     front = Entry("", site.start, outline)
     placed = {n.page for n in front.walk() if n.page is not None} | skip
-    for listed_only in (True, False):
+    # given a start page, the manual is what its contents reach: a page only a sentence
+    # cites is another document (a user's guide beside its FAQ)
+    for listed_only in (True, False) if site.report_unreached else (True,):
         queue = [n for n in front.walk() if n.page is not None]
         while queue:
             entry = queue.pop(0)

@@ -351,3 +351,30 @@ def test_docbook_title_page_authors_are_no_chapters(tmp_path: Path) -> None:
     assert doc.title == "The Guide"
     assert [c.title for c in doc.root.children] == ["Chapter 1. Start"]
     assert "Ann Writer" in doc.text
+
+
+def test_a_start_page_given_reads_what_its_contents_reach_not_the_documents_it_cites(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "html"
+    folder.mkdir()
+    meta = '<meta name="generator" content="Asciidoctor 2.0.18"/>'
+
+    def page(body: str) -> str:
+        return f"<html><head>{meta}</head><body>{body}</body></html>"
+
+    (folder / "index.html").write_text(
+        page(
+            '<h1>FAQ</h1><ul><li><a href="extra.html">Extra answers</a></li></ul>'
+            '<h2>1. Buffers</h2><p>See the <a href="user.html">user\'s guide</a> on buffers.</p>'
+            "<h2>2. Keys</h2><p>Alt+j jumps to a buffer.</p>"
+        )
+    )
+    (folder / "extra.html").write_text(page("<h1>Extra</h1><p>More answers here.</p>"))
+    (folder / "user.html").write_text(page("<h1>User's guide</h1><p>Buffers hold lines.</p>"))
+    found = read_html_manual([folder / "index.html"])
+    assert found is not None
+    assert [p.name for p in found[0].pages] == ["index.html", "extra.html"]
+    # the same folder given whole: every page is read, the cited one under its citing page
+    whole = _reading(folder)
+    assert sorted(p.name for p in whole.pages) == ["extra.html", "index.html", "user.html"]
