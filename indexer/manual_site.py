@@ -6,9 +6,12 @@ manual's own outline puts it, or reported with the reason.
    from the manual's own contents or navigation (Texinfo's node tree, Sphinx's toctree, …).
 3. The blocks repeated across the pages are found (:mod:`indexer.parsers.html_furniture`).
 4. A page the outline does not reach is placed under the first page (in reading order) whose
-   text links to it: Javadoc's classes under their package, NTPsec's driver pages under
-   "Reference Clock Support".
-5. What is left is reported: a generated index (a page that is mostly links: Texinfo's and
+   text lists it: Javadoc's classes under their package, NTPsec's driver pages under
+   "Reference Clock Support"; then, when a folder was given, under the first page whose
+   sentence cites it.
+5. A page of the outline that only lists the pages below it is a group titled as the page
+   (Doxygen's "Modules").
+6. What is left is reported: a generated index (a page that is mostly links: Texinfo's and
    Sphinx's indexes, Doxygen's globals, a site map whose links made the outline), a page
    reached only from navigation bars (search, help, "Use" pages), a page nothing links to.
 """
