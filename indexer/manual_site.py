@@ -42,7 +42,7 @@ _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # A contents page says at most in a line what its list holds ("Here is a list of all
 # modules:"): a page that introduces its sections in a sentence of its own has text.
 _CONTENTS_PAGE_MAX_WORDS = 25
-_SENTENCE_END = re.compile(r"[^\W\d_]\w*[.!?](?:\s|$)")
+_SENTENCE_END = re.compile(r"[^\W\d_]\S*?[.!?](?:\s|$)")
 # An entry of a list of pages: its link and a brief description (a short paragraph at most).
 _ENTRY_MAX_WORDS = 80
 _WORD = re.compile(r"[^\W\d_]{2,}")

@@ -134,6 +134,42 @@ def test_mkdocs_without_a_menu_reads_the_site_map_and_sub_folder_indexes(
     assert _chapters(site) == ["Installing", "Extensions", "Tables"]
 
 
+def test_mkdocs_a_folders_index_heads_the_pages_of_its_folder_it_cites(tmp_path: Path) -> None:
+    site = tmp_path / "docs"
+    (site / "changes").mkdir(parents=True)
+    head = '<script src="search/main.js"></script>'
+    (site / "index.html").write_text(_page("Project", "<h2>Goals</h2><p>Be simple.</p>", head))
+    names = ["index", "v2", "v1", "policy"]
+    (site / "sitemap.html").write_text(
+        _page(
+            "Sitemap",
+            "<ul>"
+            + "".join(f'<li><a href="changes/{n}.html">{n}</a></li>' for n in names)
+            + '<li><a href="authors.html">Authors</a></li></ul>',
+            head,
+        )
+    )
+    (site / "changes" / "index.html").write_text(
+        _page(
+            "Change Log",
+            '<p>Version 2 (<a href="v2.html">notes</a>).</p>'
+            '<p>Version 1 (<a href="v1.html">notes</a>).</p>',
+            head,
+        )
+    )
+    for name in ("v2", "v1", "policy"):
+        (site / "changes" / f"{name}.html").write_text(
+            _page(f"Notes {name}", f"<p>What {name} says.</p>", head)
+        )
+    (site / "authors.html").write_text(_page("Authors", "<p>Ann wrote it.</p>", head))
+    reading = _reading(site)
+    parents = {p.name: p.parent for p in reading.pages}
+    # the release notes the change log cites nest under it; a page it does not cite stays
+    assert parents["changes/v2.html"] == parents["changes/v1.html"] == "changes/index.html"
+    assert parents["changes/policy.html"] is None and parents["authors.html"] is None
+    assert _chapters(site) == ["Goals", "Change Log", "Notes policy", "Authors"]
+
+
 def test_a_sub_folder_index_not_leading_back_is_another_site(tmp_path: Path) -> None:
     site = tmp_path / "docs"
     (site / "example").mkdir(parents=True)
