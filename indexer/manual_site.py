@@ -6,15 +6,19 @@ manual's own outline puts it, or reported with the reason.
    from the manual's own contents or navigation (Texinfo's node tree, Sphinx's toctree, …).
 3. The blocks repeated across the pages are found (:mod:`indexer.parsers.html_furniture`).
 4. A page the outline does not reach is placed under the first page (in reading order) whose
-   text links to it: Javadoc's classes under their package, NTPsec's driver pages under
-   "Reference Clock Support".
-5. What is left is reported: a generated index (a page that is mostly links: Texinfo's and
+   text lists it: Javadoc's classes under their package, NTPsec's driver pages under
+   "Reference Clock Support"; then, when a folder was given, under the first page whose
+   sentence cites it.
+5. A page of the outline that only lists the pages below it is a group titled as the page
+   (Doxygen's "Modules").
+6. What is left is reported: a generated index (a page that is mostly links: Texinfo's and
    Sphinx's indexes, Doxygen's globals, a site map whose links made the outline), a page
    reached only from navigation bars (search, help, "Use" pages), a page nothing links to.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +37,15 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
 # A page is a generated index when most of its text is links, and there are many of them.
 _INDEX_LINK_SHARE = 0.6
 _INDEX_MIN_LINKS = 20
+_ITEM_TAGS = ("li", "dt", "dd", "td", "th")
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# A contents page says at most in a line what its list holds ("Here is a list of all
+# modules:"): a page that introduces its sections in a sentence of its own has text.
+_CONTENTS_PAGE_MAX_WORDS = 25
+_SENTENCE_END = re.compile(r"[^\W\d_]\S*?[.!?](?:\s|$)")
+# An entry of a list of pages: its link and a brief description (a short paragraph at most).
+_ENTRY_MAX_WORDS = 80
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 @dataclass(frozen=True)
@@ -166,6 +179,7 @@ def _read_outline(
     bare = _headings_only(site, outline, chromes)
     indexes.update(bare)
     outline = _without(outline, set(bare))
+    indexes.update(_contents_pages_as_groups(site, outline, chromes))
     placed = {start} | {n.page for e in outline for n in e.walk() if n.page is not None}
     refused = list(folder_refused)
     if site.report_unreached:
@@ -178,8 +192,8 @@ def _read_outline(
 
 def _start_sections_listed(outline: list[Entry], start: str) -> bool:
     """Whether the start page's own sections may be chapters: not when the manual's contents
-    list the start page as one page beside the chapters ("Main Page" in Doxygen's menu bar, a
-    site map's first entry) and none of its sections."""
+    list the start page as one page beside the chapters (a site map's first entry) and none of
+    its sections."""
     listed = [e for top in outline for e in top.walk() if e.page == start]
     return not listed or any(e.lists_sections for e in listed)
 
@@ -231,15 +245,23 @@ def _not_text(root: etree._Element, chrome: PageChrome) -> str | None:
             target = (meta.get("content") or "").partition("=")[2].strip() or "another page"
             return f"a redirection to {target}"
     body = root.find("body")
-    if body is None or not _has_text(body, chrome):
+    if body is None:
         return "no text of its own (navigation only, or a frameset)"
-    links = [a for a in body.iter("a") if a.get("href") and not _in_chrome(a, chrome)]
+    # an index's entries are rows of links to other pages: not its text, yet what it is made of
+    links = [
+        a
+        for a in body.iter("a")
+        if (href := a.get("href"))
+        and (not _in_chrome(a, chrome) or (chrome.in_row(a) and not href.startswith("#")))
+    ]
     share = link_share(body)
     if len(links) >= _INDEX_MIN_LINKS and share >= _INDEX_LINK_SHARE:
         return (
             f"a generated index or contents page ({len(links)} links, {share:.0%} of its "
             "text): its entries point at pages read elsewhere"
         )
+    if not _has_text(body, chrome):
+        return "no text of its own (navigation only, or a frameset)"
     return None
 
 
@@ -258,13 +280,81 @@ def _headings_only(
     return found
 
 
+def _contents_pages_as_groups(
+    site: Site, outline: list[Entry], chromes: dict[str, PageChrome]
+) -> dict[str, str]:
+    """Turn each page of the outline that only lists the pages below it (a heading, a line
+    saying what the list is, the list; Doxygen's "Modules" and "Related Pages") into a group
+    titled as the page: its list is the outline, nothing of it is text. Returns the pages
+    turned, with the reason."""
+    found = {}
+    for entry in (n for e in outline for n in e.walk()):
+        if entry.page is None or not entry.children:
+            continue
+        name = entry.page
+        body = site.pages[name].find("body")
+
+        def lists_a_page(el: etree._Element, name: str = name) -> bool:
+            return _is_entry_row(site, name, el)
+
+        own = _own_text(body, chromes[name], lists_a_page) if body is not None else ""
+        if len(own.split()) > _CONTENTS_PAGE_MAX_WORDS or _SENTENCE_END.search(own):
+            continue
+        found[entry.page] = "a contents page: its list of pages is the outline below it"
+        entry.title = entry.title or _page_heading(site.pages[entry.page])
+        entry.page = None
+    return found
+
+
+def _is_entry_row(site: Site, name: str, el: etree._Element) -> bool:
+    """Whether ``el`` is an entry of a list of pages: an item or table row opened by a link
+    to another page of the manual, and at most a line describing it (Doxygen's and
+    Javadoc's brief descriptions, which the page itself opens with)."""
+    if el.tag not in ("li", "dt", "dd", "tr"):
+        return False
+    first = next((a for a in el.iter("a") if a.get("href")), None)
+    if first is None or site.resolve(name, first.get("href")) in (None, name):
+        return False
+    if _WORD.search(_text_before(el, first)):
+        return False
+    return len("".join(el.itertext()).split()) <= _ENTRY_MAX_WORDS
+
+
+def _own_text(
+    body: etree._Element, chrome: PageChrome, entry: Callable[[etree._Element], bool]
+) -> str:
+    """The page's text outside its headings, chrome and entries listing pages, on one line."""
+    parts: list[str] = []
+
+    def walk(el: etree._Element) -> None:
+        if not isinstance(el.tag, str) or el.tag in ("script", "style") or chrome.skips(el):
+            return
+        if entry(el):
+            return
+        if el.tag not in _HEADING_TAGS:
+            parts.append(el.text or "")
+            for child in el:
+                walk(child)
+                parts.append(child.tail or "")
+
+    walk(body)
+    return " ".join("".join(parts).split())
+
+
+def _page_heading(root: etree._Element) -> str:
+    """The page's first heading, else its ``<title>``."""
+    heading = next(root.iter(*_HEADING_TAGS), None)
+    found = heading if heading is not None else root.find(".//title")
+    return " ".join("".join(found.itertext()).split()) if found is not None else ""
+
+
 def _has_text(body: etree._Element, chrome: PageChrome, *, headings: bool = True) -> bool:
     stack = [body]
     while stack:
         el = stack.pop()
         if not isinstance(el.tag, str) or el.tag in ("script", "style") or chrome.skips(el):
             continue
-        if not headings and el.tag in ("h1", "h2", "h3", "h4", "h5", "h6", "title"):
+        if not headings and el.tag in (*_HEADING_TAGS, "title"):
             continue
         if (el.text or "").strip() or any((c.tail or "").strip() for c in el):
             return True
@@ -318,38 +408,76 @@ def _without(entries: list[Entry], names: set[str]) -> list[Entry]:
     return out
 
 
-def _content_links(site: Site, name: str, chrome: PageChrome) -> Iterator[str]:
-    """The pages the page's text links to, in order (chrome's links left out)."""
+def _content_links(
+    site: Site, name: str, chrome: PageChrome, *, listed_only: bool = False
+) -> Iterator[str]:
+    """The pages the page's text links to, in order (chrome's links left out); with
+    ``listed_only``, only the links that are entries of a list or table (see
+    :func:`_is_listed`)."""
     root = site.pages[name]
     stack = [root]
     while stack:
         el = stack.pop()
-        if not isinstance(el.tag, str) or chrome.skips(el):
+        # a row listing pages is no text, yet its links are how the manual reaches them
+        if not isinstance(el.tag, str) or (chrome.skips(el) and not chrome.is_row(el)):
             continue
         if el.tag == "a" or el.tag in ("frame", "iframe"):
             target = site.resolve(name, el.get("href") or el.get("src"))
-            if target is not None:
+            if target is not None and (not listed_only or el.tag != "a" or _is_listed(el)):
                 yield target
         stack.extend(reversed(el))
+
+
+def _is_listed(a: etree._Element) -> bool:
+    """Whether the link is an entry of a list or table: no word before it in its item (or
+    cell), as a contents entry names its page first (after a number, a bullet, a folding
+    arrow or an icon's letter at most); a link further on is a cross-reference."""
+    item = next((p for p in a.iterancestors() if p.tag in _ITEM_TAGS), None)
+    return item is not None and not _WORD.search(_text_before(item, a))
+
+
+def _text_before(item: etree._Element, a: etree._Element) -> str:
+    parts: list[str] = []
+
+    def walk(el: etree._Element) -> bool:
+        if el is a:
+            return True
+        if isinstance(el.tag, str):
+            parts.append(el.text or "")
+        for child in el:
+            if walk(child):
+                return True
+            parts.append(child.tail or "")
+        return False
+
+    walk(item)
+    return "".join(parts)
 
 
 def _place_linked(
     site: Site, outline: list[Entry], chromes: dict[str, PageChrome], *, skip: set[str]
 ) -> None:
-    """Nest each page the outline misses under the first page, in reading order, linking it."""
+    """Nest each page the outline misses under the first page, in reading order, linking it:
+    first where a list or table of pages names it (a module index, a package's classes),
+    then, when a folder was given, where a sentence refers to it (a cross-reference from an
+    earlier page)."""
     front = Entry("", site.start, outline)
     placed = {n.page for n in front.walk() if n.page is not None} | skip
-    queue = [n for n in front.walk() if n.page is not None]
-    while queue:
-        entry = queue.pop(0)
-        name = entry.page or ""
-        for target in _content_links(site, name, chromes[name]):
-            if target in placed:
-                continue
-            placed.add(target)
-            child = Entry("", target)
-            (outline if entry is front else entry.children).append(child)
-            queue.append(child)
+    # given a start page, the manual is what its contents reach: a page only a sentence
+    # cites is another document (a user's guide beside its FAQ)
+    for listed_only in (True, False) if site.report_unreached else (True,):
+        queue = [n for n in front.walk() if n.page is not None]
+        while queue:
+            entry = queue.pop(0)
+            name = entry.page or ""
+            links = _content_links(site, name, chromes[name], listed_only=listed_only)
+            for target in links:
+                if target in placed:
+                    continue
+                placed.add(target)
+                child = Entry("", target)
+                (outline if entry is front else entry.children).append(child)
+                queue.append(child)
 
 
 def _linked_from_chrome(site: Site, placed: set[str], chromes: dict[str, PageChrome]) -> set[str]:

@@ -115,6 +115,57 @@ def test_a_member_summary_row_pointing_further_down_its_own_page_is_chrome() -> 
     assert "other_open" in text  # a row leading to another page is no summary of this one
 
 
+def test_a_member_summary_row_naming_types_of_other_pages_is_chrome() -> None:
+    page = (
+        b"<html><body><h1>Internals</h1><table>"
+        b'<tr><td><a href="group__api.html#val">lib_val</a></td>'
+        b'<td><a href="#a7">md_name</a></td></tr>'
+        b'</table><h2><a id="a7"></a>md_name</h2><p>The name of the database.</p></body></html>'
+    )
+    text = parse_html(page, filename="group__internal.html").text
+    assert "lib_val" not in text  # the row is the member's summary, its section follows
+    assert "The name of the database." in text
+
+
+def test_a_table_row_of_links_into_the_manual_is_a_contents_row() -> None:
+    page = (
+        b"<html><body><h1>Lib API</h1><p>The calls of the library.</p><table>"
+        b"<tr><td><h2>Modules</h2></td></tr>"
+        b'<tr><td>&#160;</td><td><a href="group__version.html">Version Macros</a></td></tr>'
+        b'<tr><td>&#160;</td><td><a href="group__env.html">Environment Flags</a></td></tr>'
+        b'<tr><td>See</td><td><a href="https://example.org/">the project site</a></td></tr>'
+        b"</table></body></html>"
+    )
+    text = parse_html(page, filename="group__mdb.html").text
+    assert "Version Macros" not in text and "Environment Flags" not in text
+    assert "Modules" in text and "The calls of the library." in text
+    assert "the project site" in text  # a link out of the manual is no contents entry
+
+
+def test_a_pages_script_code_does_not_hide_that_it_is_an_index(tmp_path: Path) -> None:
+    site = tmp_path / "html"
+    site.mkdir()
+    script = "<script>" + "var searchBox = new SearchBox('search', false, 'Search'); " * 40
+    entries = "".join(f'<a href="p{i}.html">Page {i}</a> ' for i in range(24))
+    (site / "index.html").write_text(
+        "<html><body><h1>Lib</h1><p>Lib stores keys.</p>"
+        + "".join(f'<p>See <a href="p{i}.html">page {i}</a> for part {i}.</p>' for i in range(24))
+        + '<p><a href="classes.html">Index</a> of all.</p></body></html>'
+    )
+    for i in range(24):
+        (site / f"p{i}.html").write_text(
+            f"<html><body><h1>Page {i}</h1><p>Part {i} of the library.</p></body></html>"
+        )
+    (site / "classes.html").write_text(
+        f"<html><head>{script}</script></head><body>{script}</script>"
+        f"<h1>Data Structure Index</h1><div>{entries}</div></body></html>"
+    )
+    found = read_html_manual([site])
+    assert found is not None
+    reasons = dict(found[0].refused)
+    assert reasons["classes.html"].startswith("a generated index or contents page")
+
+
 def test_a_repeated_author_credit_in_a_definition_list_is_furniture(tmp_path: Path) -> None:
     site = tmp_path / "api"
     site.mkdir()

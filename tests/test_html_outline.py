@@ -134,6 +134,42 @@ def test_mkdocs_without_a_menu_reads_the_site_map_and_sub_folder_indexes(
     assert _chapters(site) == ["Installing", "Extensions", "Tables"]
 
 
+def test_mkdocs_a_folders_index_heads_the_pages_of_its_folder_it_cites(tmp_path: Path) -> None:
+    site = tmp_path / "docs"
+    (site / "changes").mkdir(parents=True)
+    head = '<script src="search/main.js"></script>'
+    (site / "index.html").write_text(_page("Project", "<h2>Goals</h2><p>Be simple.</p>", head))
+    names = ["index", "v2", "v1", "policy"]
+    (site / "sitemap.html").write_text(
+        _page(
+            "Sitemap",
+            "<ul>"
+            + "".join(f'<li><a href="changes/{n}.html">{n}</a></li>' for n in names)
+            + '<li><a href="authors.html">Authors</a></li></ul>',
+            head,
+        )
+    )
+    (site / "changes" / "index.html").write_text(
+        _page(
+            "Change Log",
+            '<p>Version 2 (<a href="v2.html">notes</a>).</p>'
+            '<p>Version 1 (<a href="v1.html">notes</a>).</p>',
+            head,
+        )
+    )
+    for name in ("v2", "v1", "policy"):
+        (site / "changes" / f"{name}.html").write_text(
+            _page(f"Notes {name}", f"<p>What {name} says.</p>", head)
+        )
+    (site / "authors.html").write_text(_page("Authors", "<p>Ann wrote it.</p>", head))
+    reading = _reading(site)
+    parents = {p.name: p.parent for p in reading.pages}
+    # the release notes the change log cites nest under it; a page it does not cite stays
+    assert parents["changes/v2.html"] == parents["changes/v1.html"] == "changes/index.html"
+    assert parents["changes/policy.html"] is None and parents["authors.html"] is None
+    assert _chapters(site) == ["Goals", "Change Log", "Notes policy", "Authors"]
+
+
 def test_a_sub_folder_index_not_leading_back_is_another_site(tmp_path: Path) -> None:
     site = tmp_path / "docs"
     (site / "example").mkdir(parents=True)
@@ -228,7 +264,8 @@ def test_doxygen_menu_bar_orders_chapters_and_nests_submenus(tmp_path: Path) -> 
     (site / "index.html").write_text(
         page(
             "The Lib Library",
-            "<h1>Introduction</h1><p>Lib stores keys.</p><h1>Caveats</h1><p>Locks.</p>",
+            "<h1>The Lib Library</h1><h2>Introduction</h2><p>Lib stores keys.</p>"
+            "<h2>Caveats</h2><p>Locks.</p>",
         )
     )
     (site / "modules.html").write_text(page("Modules", "<p>The modules of the library.</p>"))
@@ -236,8 +273,95 @@ def test_doxygen_menu_bar_orders_chapters_and_nests_submenus(tmp_path: Path) -> 
     (site / "functions.html").write_text(page("Data Fields", "<p>The fields of structures.</p>"))
     doc = _manual(site)
     assert doc.title == "Lib"
-    assert [c.title for c in doc.root.children] == ["Modules", "Data Structures"]
-    assert [c.title for c in doc.root.children[1].children] == ["Data Fields"]
+    # "Main Page" is the root of Doxygen's tree: its sections are the first chapters
+    assert [c.title for c in doc.root.children] == [
+        "Introduction",
+        "Caveats",
+        "Modules",
+        "Data Structures",
+    ]
+    assert [c.title for c in doc.root.children[3].children] == ["Data Fields"]
+
+
+def _doxygen_page(title: str, body: str) -> str:
+    return (
+        f"<html><head>{_DOXYGEN}<title>Lib: {title}</title>"
+        "<script>var searchBox = new SearchBox('searchBox', 'search', false, 'Search');"
+        "$(function() { initMenu('', true, false, 'search.php', 'Search'); });</script>"
+        f'</head><body><div class="headertitle"><div class="title">{title}</div></div>'
+        f"{body}</body></html>"
+    )
+
+
+def test_a_page_only_listing_the_pages_below_it_is_a_group_of_the_outline(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "html"
+    site.mkdir()
+    (site / "menudata.js").write_text(
+        "var menudata={children:["
+        '{text:"Main Page",url:"index.html"},'
+        '{text:"Modules",url:"modules.html"}]}'
+    )
+    # the main page refers to a module's page in a sentence before the module list names it
+    (site / "index.html").write_text(
+        _doxygen_page(
+            "Lib",
+            "<h1>Lib</h1><h2>Introduction</h2><p>Lib stores keys; see "
+            '<a href="group__env.html">the environment</a> for its flags.</p>'
+            "<h2>Caveats</h2><p>One writer at a time.</p>",
+        )
+    )
+    rows = "".join(
+        f'<tr><td class="entry"><span class="arrow">&#9660;</span>'
+        f'<a class="el" href="group__{n}.html">{t}</a></td><td class="desc">{d}</td></tr>'
+        for n, t, d in [("api", "Lib API", "The public API."), ("env", "Environment", "")]
+    )
+    (site / "modules.html").write_text(
+        _doxygen_page(
+            "Modules",
+            f'<div class="textblock">Here is a list of all modules:</div><table>{rows}</table>',
+        )
+    )
+    for name, title, text in [
+        ("api", "Lib API", "Open a store with lib_open before any call."),
+        ("env", "Environment", "The environment flags change how a store is opened."),
+    ]:
+        (site / f"group__{name}.html").write_text(
+            _doxygen_page(title, f"<h2>Detailed Description</h2><p>{text}</p>")
+        )
+    reading = _reading(site)
+    assert "modules.html" in dict(reading.refused)
+    groups = [p for p in reading.pages if p.title is not None]
+    assert [g.title for g in groups] == ["Modules"]
+    below = [p.name for p in reading.pages if p.parent == groups[0].name]
+    assert below == ["group__api.html", "group__env.html"]  # listed, not cross-referenced
+    doc = _manual(site)
+    assert [c.title for c in doc.root.children] == ["Introduction", "Caveats", "Modules"]
+    assert "Here is a list" not in doc.text
+
+
+def test_a_chapter_page_introducing_its_sections_in_a_sentence_stays_a_page(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "html"
+    site.mkdir()
+    (site / "menudata.js").write_text(
+        'var menudata={children:[{text:"Main Page",url:"index.html"},'
+        '{text:"Guides",url:"guides.html"}]}'
+    )
+    (site / "index.html").write_text(_doxygen_page("Lib", "<p>Lib stores keys.</p>"))
+    (site / "guides.html").write_text(
+        _doxygen_page(
+            "Guides",
+            "<p>These guides walk through a store's life.</p>"
+            '<table><tr><td><a href="start.html">Starting</a></td></tr></table>',
+        )
+    )
+    (site / "start.html").write_text(_doxygen_page("Starting", "<p>Call lib_open first.</p>"))
+    reading = _reading(site)
+    assert [p.name for p in reading.pages] == ["index.html", "guides.html", "start.html"]
+    assert "These guides walk through a store's life." in _manual(site).text
 
 
 def test_docbook_title_page_authors_are_no_chapters(tmp_path: Path) -> None:
@@ -263,3 +387,30 @@ def test_docbook_title_page_authors_are_no_chapters(tmp_path: Path) -> None:
     assert doc.title == "The Guide"
     assert [c.title for c in doc.root.children] == ["Chapter 1. Start"]
     assert "Ann Writer" in doc.text
+
+
+def test_a_start_page_given_reads_what_its_contents_reach_not_the_documents_it_cites(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "html"
+    folder.mkdir()
+    meta = '<meta name="generator" content="Asciidoctor 2.0.18"/>'
+
+    def page(body: str) -> str:
+        return f"<html><head>{meta}</head><body>{body}</body></html>"
+
+    (folder / "index.html").write_text(
+        page(
+            '<h1>FAQ</h1><ul><li><a href="extra.html">Extra answers</a></li></ul>'
+            '<h2>1. Buffers</h2><p>See the <a href="user.html">user\'s guide</a> on buffers.</p>'
+            "<h2>2. Keys</h2><p>Alt+j jumps to a buffer.</p>"
+        )
+    )
+    (folder / "extra.html").write_text(page("<h1>Extra</h1><p>More answers here.</p>"))
+    (folder / "user.html").write_text(page("<h1>User's guide</h1><p>Buffers hold lines.</p>"))
+    found = read_html_manual([folder / "index.html"])
+    assert found is not None
+    assert [p.name for p in found[0].pages] == ["index.html", "extra.html"]
+    # the same folder given whole: every page is read, the cited one under its citing page
+    whole = _reading(folder)
+    assert sorted(p.name for p in whole.pages) == ["extra.html", "index.html", "user.html"]

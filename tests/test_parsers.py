@@ -258,6 +258,20 @@ def test_html_prefixed_names_as_xhtml_and_word_write_them(tmp_path: Path) -> Non
     assert_well_formed(doc)
 
 
+def test_html_an_unescaped_example_tag_does_not_lose_the_page(tmp_path: Path) -> None:
+    # '<flash.*>' written raw in a sentence (an example regex) opens an element a browser
+    # shows nothing of; an XML tree cannot hold its name, which once refused the whole page
+    page = (
+        '<html><body><h1>Highlights</h1><p>Examples: "<flash.*>", "(?-i)<Flash.*>" '
+        'match.</p><p a*b="1">Regex done.</p><h2>Buffers</h2><p>Buffers hold lines.</p>'
+        "</body></html>"
+    )
+    doc = parse_file(write(tmp_path, "user.html", page))
+    assert outline(doc) == [(1, "Highlights"), (2, "Buffers")]
+    assert "Regex done." in doc.text and "Buffers hold lines." in doc.text
+    assert_well_formed(doc)
+
+
 def test_html_two_megabytes_parse_fast(tmp_path: Path) -> None:
     parts = ['<html><body><div class="navheader">nav</div>']
     size, i = 0, 0

@@ -12,9 +12,12 @@ No generator's class names: every rule reads what the markup says or does.
   manual (its pages, or anchors of this page): a per-page table of contents, a Texinfo menu,
   a Sphinx toctree, breadcrumbs, "Related Links". A short caption that only titles the list
   ("Table of Contents") goes with it.
-- **Summary rows**: a table row whose every link leads to a section further on in the same
-  page (a member summary: Doxygen's and Javadoc's declaration and first sentence of each
-  member, which the member's own section gives again).
+- **Summary rows**: a table row whose links all lead into the manual, one of them to a section
+  further on in the same page (a member summary: Doxygen's and Javadoc's declaration and first
+  sentence of each member, which the member's own section gives again; the types it names
+  link to their own pages).
+- **Contents rows**: a table row made almost all of link text, its links leading into the
+  manual (Doxygen's lists of a module's sub-modules): a contents list written as a table.
 - **Permalinks**: a link of one symbol ("¶", "#") to an anchor.
 - **Skip links**: a link, before the page's first heading, to an anchor of the page at or
   before that heading ("Skip to content", "Skip navigation links"): it jumps over the
@@ -56,7 +59,20 @@ _LIST_PUNCTUATION = str.maketrans("", "", "»›>|•·,:;()[]-–—/")
 
 
 def _text(el: etree._Element) -> str:
-    return "".join(el.itertext())
+    """The element's text; a script's or style sheet's code is none of it."""
+    if el.find(".//script") is None and el.find(".//style") is None:
+        return "".join(el.itertext())
+    parts: list[str] = []
+
+    def walk(node: etree._Element) -> None:
+        if isinstance(node.tag, str) and node.tag not in ("script", "style"):
+            parts.append(node.text or "")
+            for child in node:
+                walk(child)
+                parts.append(child.tail or "")
+
+    walk(el)
+    return "".join(parts)
 
 
 def _letters(text: str) -> int:
@@ -92,6 +108,7 @@ class PageChrome:
         self, root: etree._Element, *, furniture: Furniture | None = None, name: str = ""
     ) -> None:
         self._marked: set[etree._Element] = set()
+        self._rows: set[etree._Element] = set()
         self.furniture_blocks = 0
         self._mark_navigation_bars(root)
         self._mark_contents_lists(root)
@@ -120,6 +137,15 @@ class PageChrome:
         if name == "a" and _is_permalink(el):
             return True
         return has_class(el, _CHROME_CLASSES)
+
+    def is_row(self, el: etree._Element) -> bool:
+        """Whether ``el`` is a summary or contents row: an entry of a list of the manual's
+        members or pages, not its text, yet no navigation either."""
+        return el in self._rows
+
+    def in_row(self, el: etree._Element) -> bool:
+        """Whether ``el`` is inside a summary or contents row (see :meth:`is_row`)."""
+        return any(p in self._rows for p in el.iterancestors())
 
     def _mark_navigation_bars(self, root: etree._Element) -> None:
         for a in root.iter("a", "link"):
@@ -154,9 +180,12 @@ class PageChrome:
             if row.find(".//table") is not None or _holds_heading(row):
                 continue
             links = [a.get("href") or "" for a in row.iter("a") if a.get("href") is not None]
-            targets = [_own_anchor(href, name) for href in links]
-            if targets and all(t is not None and anchors.get(t, -1) > at for t in targets):
+            if not links or not all(is_internal(href) for href in links):
+                continue
+            further = (anchors.get(_own_anchor(href, name) or "", -1) > at for href in links)
+            if any(further) or link_share(row) >= _LINK_SHARE:
                 self._marked.add(row)
+                self._rows.add(row)
 
     def _mark_skip_links(self, root: etree._Element) -> None:
         links: list[tuple[int, etree._Element]] = []

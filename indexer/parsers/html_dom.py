@@ -21,6 +21,19 @@ _META_CHARSET = re.compile(
 )
 
 
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+_NOT_NAME = re.compile(r"[^\w.-]")
+
+
+def _plain_name(tag: str) -> str:
+    """A tag name an XML tree can hold: a browser takes ``<flash.*>`` in running text (an
+    unescaped example) as an unknown element; lxml refuses the name and, with it, the page."""
+    if _NAME.fullmatch(tag):
+        return tag
+    name = _NOT_NAME.sub("-", tag)
+    return name if _NAME.fullmatch(name) else f"x-{name}"
+
+
 class _PlainNames:
     """A tree-building parser target that takes prefixed names (``xml:lang``, ``xlink:href``,
     Word's ``<o:p>``) as plain HTML names.
@@ -28,18 +41,19 @@ class _PlainNames:
     lxml's own ``TreeBuilder`` refuses a name with a colon, and the parse then fails as a
     whole ("missing end tags"): every XHTML page with ``xml:lang`` or an ``xmlns:`` declaration
     would be unreadable. HTML has no namespaces, so a prefixed attribute is dropped (none is
-    read) and a prefixed tag keeps its name with the colon replaced.
+    read) and a prefixed tag keeps its name with the colon replaced; so does any other
+    character an XML name cannot hold (an attribute with one is dropped).
     """
 
     def __init__(self) -> None:
         self._builder = etree.TreeBuilder()
 
     def start(self, tag: str, attrib: dict[str, str]) -> Any:
-        plain = {k: v for k, v in attrib.items() if ":" not in k}
-        return self._builder.start(tag.replace(":", "-"), plain)
+        plain = {k: v for k, v in attrib.items() if ":" not in k and _NAME.fullmatch(k)}
+        return self._builder.start(_plain_name(tag), plain)
 
     def end(self, tag: str) -> Any:
-        return self._builder.end(tag.replace(":", "-"))
+        return self._builder.end(_plain_name(tag))
 
     def data(self, data: str) -> None:
         self._builder.data(data)

@@ -32,7 +32,8 @@ def _script_value(text: str, *, object_keys: bool = False) -> Any:
 
 
 class Doxygen:
-    """The tree view's tree when there is one, else the menu bar's entries."""
+    """The tree view's tree when there is one, else the menu bar's entries (the main page
+    their root, as in the tree view)."""
 
     name = "doxygen"
     start_sections = True
@@ -94,7 +95,9 @@ class Doxygen:
             if page is not None:
                 placed.add(page)  # before its submenu: whose first item is the page again
             children = self._menu(site, item.get("children") or [], placed)
-            if fresh or page == site.start:  # the start page as "Main Page" beside the rest
+            # "Main Page" is the root of Doxygen's tree (its tree view hangs every other
+            # entry below it), not a chapter beside them: its own sections come first
+            if fresh and page != site.start:
                 out.append(Entry(str(item.get("text", "")), page, children))
             else:
                 out.extend(children)

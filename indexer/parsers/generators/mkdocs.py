@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import posixpath
+
 from indexer.parsers.generators.base import Entry, Site
 from indexer.parsers.generators.contents_page import distinct_pages, largest_list, site_map_list
+from indexer.parsers.html_chrome import PageChrome
 
 
 class MkDocs:
@@ -23,7 +26,7 @@ class MkDocs:
         # a theme that carries no menu on its pages has the site map page MkDocs writes
         mapped = site_map_list(site, more_than=len(distinct_pages(menu)))
         if mapped:
-            return mapped
+            return _folder_sections(site, mapped)
         out: list[Entry] = []
         for entry in menu:
             if entry.page is None and any(c.page == site.start for c in entry.children):
@@ -33,4 +36,37 @@ class MkDocs:
                 out.extend(entry.children)
                 continue
             out.append(entry)
-        return out
+        return _folder_sections(site, out)
+
+
+def _folder_sections(site: Site, entries: list[Entry]) -> list[Entry]:
+    """Nest under a folder's index page (``change_log/index.html``) the entries listed right
+    after it whose pages all lie in its folder and which its text links to: MkDocs makes a
+    folder's ``index.md`` the page of the folder's section, though a flat ``nav`` (or a site
+    map) lists the pages beside it. An entry its text does not cite stays beside it."""
+    out: list[Entry] = []
+    for entry in entries:
+        entry.children = _folder_sections(site, entry.children)
+        head = out[-1] if out else None
+        if head is not None and _heads(site, head, entry):
+            head.children.append(entry)
+        else:
+            out.append(entry)
+    return out
+
+
+def _heads(site: Site, head: Entry, entry: Entry) -> bool:
+    if head.page is None or posixpath.basename(head.page) != "index.html":
+        return False
+    folder = posixpath.dirname(head.page)
+    pages = {n.page for n in entry.walk() if n.page is not None}
+    if not folder or not pages or not all(p.startswith(f"{folder}/") for p in pages):
+        return False
+    root = site.pages[head.page]
+    chrome = PageChrome(root, name=head.page)
+    cited = {
+        site.resolve(head.page, a.get("href"))
+        for a in root.iter("a")
+        if not chrome.skips(a) and not any(chrome.skips(p) for p in a.iterancestors())
+    }
+    return bool(pages & cited)
