@@ -19,6 +19,9 @@ Measured, each over distinct questions (the fixture questions, renumbered per co
   always one unbatched encode and one Chroma query per request. Every retriever is warmed
   (``Retriever.warm``: the inner nodes of every served build read in bulk) before it is
   measured, as the HTTP service warms its own when it starts (``warm_up_seconds``);
+- where the time goes (``stages``): every stage of the query without reranker and the floor's
+  encode and vector search, timed per query, reported at p50, at p99 and over the slowest
+  queries (``benchmarks.retriever_stages``), single client and 8 clients;
 - the reranker's cost per candidate, the BM25 index build (full and after one new revision);
 - query encoding with 1 and 2 torch threads, as is and with one more process holding a core
   (``torch_threads`` default).
@@ -26,7 +29,7 @@ Measured, each over distinct questions (the fixture questions, renumbered per co
 Targets (issue 36): p50 within 1.3x the floor, p99 within 100 ms (single client and 8 clients);
 the load average before and after the measurements is recorded beside them.
 
-``python -m benchmarks.run retriever``.
+``python -m benchmarks.run retriever``; the same corpus at 1M passages is ``retriever_1m``.
 """
 
 from __future__ import annotations
