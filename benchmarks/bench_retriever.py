@@ -19,6 +19,9 @@ Measured, each over distinct questions (the fixture questions, renumbered per co
   always one unbatched encode and one Chroma query per request. Every retriever is warmed
   (``Retriever.warm``: the inner nodes of every served build read in bulk) before it is
   measured, as the HTTP service warms its own when it starts (``warm_up_seconds``);
+- where the time goes (``stages``): every stage of the query without reranker and the floor's
+  encode and vector search, timed per query, reported at p50, at p99 and over the slowest
+  queries (``benchmarks.retriever_stages``), single client and 8 clients;
 - the reranker's cost per candidate, the BM25 index build (full and after one new revision);
 - query encoding with 1 and 2 torch threads, as is and with one more process holding a core
   (``torch_threads`` default).
@@ -26,7 +29,7 @@ Measured, each over distinct questions (the fixture questions, renumbered per co
 Targets (issue 36): p50 within 1.3x the floor, p99 within 100 ms (single client and 8 clients);
 the load average before and after the measurements is recorded beside them.
 
-``python -m benchmarks.run retriever``.
+``python -m benchmarks.run retriever``; the same corpus at 1M passages is ``retriever_1m``.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import FIXTURES, peak_rss_mb, timed
+from benchmarks.retriever_stages import FloorTimer, StageTimer, breakdown
 
 TARGET_PASSAGES = int(os.environ.get("OVERSTORY_BENCH_PASSAGES", "150000"))
 NOISE = 0.45  # norm of the added noise vector: cosine to the source vector ≈ 0.91
@@ -66,17 +70,21 @@ def _fixture_files() -> list[Path]:
     )
 
 
-def _cache_root() -> Path:
+def _fixtures_key(*parts: str) -> str:
     from indexer.hashing import hash_parts
 
-    parts = [CACHE_VERSION, str(TARGET_PASSAGES)]
-    key = hash_parts([*parts, *(p.name + p.read_text("latin-1") for p in _fixture_files())])
+    return hash_parts([*parts, *(p.name + p.read_text("latin-1") for p in _fixture_files())])
+
+
+def _cache_root(target: int = TARGET_PASSAGES) -> Path:
+    key = _fixtures_key(CACHE_VERSION, str(target))
     return Path(tempfile.gettempdir()) / f"overstory-bench-retriever-{key[:12]}"
 
 
-def corpus() -> tuple[Path, dict[str, Any]]:
-    """The scaled store (built, or reused from the temp folder) and how it was made."""
-    root = _cache_root()
+def corpus(target: int = TARGET_PASSAGES) -> tuple[Path, dict[str, Any]]:
+    """The store scaled to ``target`` passages (built, or reused from the temp folder) and how
+    it was made. The fixtures' real ingest is shared by every size."""
+    root = _cache_root(target)
     store = root / "store"
     info_file = root / "corpus.json"
     if info_file.is_file():
@@ -85,15 +93,29 @@ def corpus() -> tuple[Path, dict[str, Any]]:
         return store, info
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    base, base_seconds = timed(lambda: _ingest_base(root / "base"))
-    info, seconds = timed(lambda: _replicate(base, store))
+    base, base_seconds = timed(_base)
+    info, seconds = timed(lambda: _replicate(base, store, target))
     info.update(base_ingest_seconds=round(base_seconds, 1), replicate_seconds=round(seconds, 1))
     info_file.write_text(json.dumps(info))
     info["reused"] = False
     return store, info
 
 
-def _ingest_base(folder: Path) -> Any:
+def _base() -> Any:
+    """The fixture manuals ingested for real, once for every size of corpus."""
+    from indexer.index import Index
+    from indexer.settings import Settings
+
+    folder = Path(tempfile.gettempdir()) / f"overstory-bench-retriever-base-{_fixtures_key()[:12]}"
+    done = folder / "done"
+    if not done.is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        _ingest_base(folder)
+        done.touch()
+    return Index(Settings(store=folder / "store"))
+
+
+def _ingest_base(folder: Path) -> None:
     from indexer.index import Index
     from indexer.settings import Settings
 
@@ -105,10 +127,9 @@ def _ingest_base(folder: Path) -> Any:
     report = index.ingest_paths([src])
     if not report.ok:
         raise RuntimeError(f"base ingest failed: {report.errors}")
-    return index
 
 
-def _replicate(base: Any, store: Path) -> dict[str, Any]:
+def _replicate(base: Any, store: Path, target: int) -> dict[str, Any]:
     from indexer.hashing import hash_parts, hash_text
     from indexer.index import Index
     from indexer.ingest import vector_id
@@ -127,12 +148,16 @@ def _replicate(base: Any, store: Path) -> dict[str, Any]:
         b = catalog.build_inputs(build)
         docs.append((row["doc_id"], dict(b), nodes, summaries, vectors))
     per_copy = sum(sum(1 for n in d[2] if n["level"] == "passage") for d in docs)
-    copies = math.ceil(TARGET_PASSAGES / per_copy)
+    copies = math.ceil(target / per_copy)
 
     index = Index(Settings(store=store))
     rng = np.random.default_rng(0)
     n_passages = n_summaries = 0
+    pending = _VectorBatch(index)
+    started = time.perf_counter()
     for c in range(copies):
+        if c % 50 == 0:
+            print(f"copy {c}/{copies} {time.perf_counter() - started:.0f} s", file=sys.stderr)
         table = str.maketrans("0123456789", "".join(map(str, rng.permutation(10))))
         for doc_id, build, nodes, summaries, vectors in docs:
             new_doc = f"copy-{c:03d}/{doc_id}"
@@ -140,7 +165,7 @@ def _replicate(base: Any, store: Path) -> dict[str, Any]:
             build_id = index.catalog.start_build(
                 doc_id=new_doc,
                 source=new_doc,
-                revision=hash_text(f"{c}:{text}"),
+                revision=hash_parts([str(c), text]),
                 fmt=build["format"],
                 summarizer=build["summarizer"],
                 embedder=build["embedder"],
@@ -210,7 +235,8 @@ def _replicate(base: Any, store: Path) -> dict[str, Any]:
             noise *= NOISE / np.linalg.norm(noise, axis=1, keepdims=True)
             mat = mat + noise
             mat /= np.linalg.norm(mat, axis=1, keepdims=True)
-            index.vectors.upsert(vec_ids, mat, doc_ids=[new_doc] * len(vec_ids), kinds=kinds)
+            pending.add(vec_ids, mat, doc_id=new_doc, kinds=kinds)
+    pending.finish()
     return {
         "copies": copies,
         "documents": copies * len(docs),
@@ -218,6 +244,52 @@ def _replicate(base: Any, store: Path) -> dict[str, Any]:
         "summaries": n_summaries,
         "vectors": index.vectors.count(),
     }
+
+
+class _VectorBatch:
+    """Vectors written in batches of many documents, with Chroma's HNSW graph saved to disk
+    rarely while the corpus is written. One write per document (~130 vectors) under Chroma's
+    defaults saved the whole graph every 1,000 vectors: a build slowing down with its size
+    (50 copies took 10 s at first and 35 s after 300)."""
+
+    SIZE = 20_000
+    HELD_BACK = 200  # written under the defaults at the end: the graph is saved once more
+
+    def __init__(self, index: Any) -> None:
+        self.index = index
+        self.chroma = index.vectors.inner.collection
+        self.chroma.modify(
+            configuration={"hnsw": {"batch_size": 10_000, "sync_threshold": 250_000}}
+        )
+        self.ids: list[str] = []
+        self.mats: list[np.ndarray] = []
+        self.doc_ids: list[str] = []
+        self.kinds: list[str] = []
+
+    def add(self, ids: list[str], mat: np.ndarray, *, doc_id: str, kinds: list[str]) -> None:
+        if len(self.ids) >= self.SIZE:
+            self._write(len(self.ids))
+        self.ids += ids
+        self.mats.append(mat)
+        self.doc_ids += [doc_id] * len(ids)
+        self.kinds += kinds
+
+    def finish(self) -> None:
+        """Write what is left, the last vectors under Chroma's default thresholds (so that the
+        graph is saved, and the collection is left as an ingest would leave it)."""
+        self._write(max(len(self.ids) - self.HELD_BACK, 0))
+        self.chroma.modify(configuration={"hnsw": {"batch_size": 100, "sync_threshold": 1000}})
+        self._write(len(self.ids))
+
+    def _write(self, n: int) -> None:
+        if n <= 0:
+            return
+        mat = np.concatenate(self.mats)
+        self.index.vectors.upsert(
+            self.ids[:n], mat[:n], doc_ids=self.doc_ids[:n], kinds=self.kinds[:n]
+        )
+        self.ids, self.mats = self.ids[n:], [mat[n:]]
+        self.doc_ids, self.kinds = self.doc_ids[n:], self.kinds[n:]
 
 
 # queries -----------------------------------------------------------------------------------
@@ -385,9 +457,10 @@ def main() -> dict[str, Any]:
     }
     one = index.catalog.require_document(one["doc_id"])
 
-    def floor(q: str) -> None:
-        vector = embedder.embed([q])[0]
-        index.vectors.query(vector, retriever.pipeline.dense_candidates)
+    floor = FloorTimer(
+        lambda q: embedder.embed([q])[0],
+        lambda v: index.vectors.query(v, retriever.pipeline.dense_candidates),
+    )
 
     warm_seconds: list[float] = []
 
@@ -401,7 +474,13 @@ def main() -> dict[str, Any]:
         r = made(reranker, coalesce=coalesce)
         return lambda q: r.query(r.request(q, k=5))
 
-    none, offline = run_with(FusionOrder()), run_with(CalibratedReranker())
+    plain = made(FusionOrder())
+    plain_stages = StageTimer(plain)
+
+    def none(q: str) -> Any:
+        return plain_stages.query(plain.request(q, k=5))
+
+    offline = run_with(CalibratedReranker())
     restricted = made(FusionOrder())
     docs = [one["doc_id"]]
     result["single_client"] = _paired(
@@ -415,22 +494,36 @@ def main() -> dict[str, Any]:
         },
         single,
     )
+    result["stages"] = {
+        "single_client": {
+            "floor": breakdown(floor.queries[-len(single) :]),
+            "query_no_reranker": breakdown(plain_stages.queries[-len(single) :]),
+        }
+    }
     # Both concurrent retrievers start from the same warm caches (the single-client questions).
     batches = made(FusionOrder())
     unbatched = run_with(FusionOrder(), coalesce=False)
     for q in single:
         batches.query(batches.request(q, k=5))
         unbatched(q)
+    batch_stages = StageTimer(batches)
+    floor.queries.clear()
     result["concurrent"] = _concurrent(
         {
             "floor_encode_plus_chroma": floor,
-            "query_no_reranker": lambda q: batches.query(batches.request(q, k=5)),
+            "query_no_reranker": lambda q: batch_stages.query(batches.request(q, k=5)),
             "query_no_reranker_unbatched": unbatched,
             "query_offline_reranker": offline,
         },
         many,
         CLIENTS,
     )
+    result["stages"]["concurrent"] = {
+        "floor": breakdown(floor.queries),
+        "query_no_reranker": breakdown(batch_stages.queries),
+    }
+    plain_stages.close()
+    batch_stages.close()
     coalescer = batches.encoder
     if coalescer is not None and coalescer.batches:
         result["concurrent"]["query_no_reranker"]["mean_encode_batch"] = round(

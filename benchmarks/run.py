@@ -112,6 +112,12 @@ def _retriever() -> Result:
     return bench_retriever.main()
 
 
+def _retriever_1m() -> Result:
+    from benchmarks import bench_retriever_1m
+
+    return bench_retriever_1m.main()
+
+
 def _revision_cost() -> Result:
     from benchmarks import bench_revision_cost
 
@@ -183,6 +189,7 @@ BENCHMARKS: dict[str, Callable[[], Result]] = {
     "replicas": _replicas,
     "pdf_readers": _pdf_readers,
     "retriever": _retriever,
+    "retriever_1m": _retriever_1m,
     "revision_cost": _revision_cost,
     "revisions": _revisions,
     "select": _select,

@@ -31,6 +31,7 @@ import numpy as np
 
 from indexer.hashing import hash_parts
 from indexer.store.catalog import Catalog
+from retriever.best_rows import best_rows
 from retriever.postings import Postings
 from retriever.snapshot import Snapshot, take_snapshot
 from retriever.tokenize import tokenize
@@ -103,7 +104,7 @@ class LexicalIndex:
         if scored is None:
             return []
         state, scores = scored
-        return _top(scores, _positive(scores), self._mask(state, builds, kinds), state, n)
+        return _listed(state, *best_rows(scores, {"": self._mask(state, builds, kinds)}, n)[""])
 
     def search_kinds(
         self,
@@ -121,9 +122,9 @@ class LexicalIndex:
         if scored is None:
             return out
         state, scores = scored
-        rows = _positive(scores)
-        for kind in kinds:
-            out[kind] = _top(scores, rows, self._mask(state, builds, frozenset({kind})), state, n)
+        masks = {kind: self._mask(state, builds, frozenset({kind})) for kind in kinds}
+        for kind, (rows, values) in best_rows(scores, masks, n).items():
+            out[kind] = _listed(state, rows, values)
         return out
 
     def _scores(self, query: str, snapshot: Snapshot, n: int) -> tuple[_State, np.ndarray] | None:
@@ -304,30 +305,11 @@ def _stale(path: Path) -> bool:
         return False
 
 
-def _positive(scores: np.ndarray) -> np.ndarray:
-    """The rows that match the query at all (a score above 0), in row order."""
-    return np.flatnonzero(scores > 0)
-
-
-def _top(
-    scores: np.ndarray, rows: np.ndarray, mask: np.ndarray | None, state: _State, n: int
-) -> list[tuple[str, float]]:
-    """The ``n`` best of the matching ``rows`` that ``mask`` keeps, best first, equal scores
-    in row order. Selects among the matching rows only (a third of the index for a typical
-    question) instead of sorting out the whole index once per kind."""
-    if mask is not None:
-        rows = rows[mask[rows]]
-    values = scores[rows]
-    if len(rows) > n:
-        cut = len(values) - n
-        nth = np.partition(values, cut)[cut]
-        above = np.flatnonzero(values > nth)
-        ties = np.flatnonzero(values == nth)[: n - len(above)]
-        keep = np.sort(np.concatenate([above, ties]))
-        rows, values = rows[keep], values[keep]
-    order = np.lexsort((rows, -values))
+def _listed(state: _State, rows: np.ndarray, values: np.ndarray) -> list[tuple[str, float]]:
     node_ids = state.node_ids
-    return [(str(node_ids[rows[i]]), float(values[i])) for i in order]
+    return [
+        (str(node_ids[r]), float(v)) for r, v in zip(rows.tolist(), values.tolist(), strict=True)
+    ]
 
 
 def _load(path: Path, generation: tuple[tuple[str, int], ...]) -> _State:

@@ -158,25 +158,44 @@ def test_vectorized_bm25_matches_bm25s() -> None:
         assert top_scores[0].max() > 0
 
 
-def test_lexical_top_is_a_full_sort_with_ties_in_row_order() -> None:
-    from retriever.lexical import _positive, _State, _top
+@pytest.mark.parametrize("size", [500, 20_000])
+def test_best_rows_are_a_full_sort_with_ties_in_row_order(size: int) -> None:
+    """The sampled bound never changes the selection: every kind's rows are exactly the full
+    sort's, whether the bound prunes (few best of many rows) or falls back (n near the size)."""
+    from retriever.best_rows import best_rows
 
     rng = np.random.default_rng(3)
-    scores = rng.integers(0, 6, size=500).astype(np.float64)  # many ties, many zeros
-    summary = rng.random(500) < 0.3
-    state = _State(
-        generation=(),
-        bm25=Postings(),
-        node_ids=np.array([f"n{i}" for i in range(500)]),
-        builds=np.zeros(500, dtype=np.int64),
-        summary=summary,
-    )
-    for mask in (None, summary, ~summary):
+    for scores in (
+        rng.integers(0, 6, size=size).astype(np.float64),  # many ties, many zeros
+        np.where(rng.random(size) < 0.3, rng.random(size), 0.0),  # distinct, mostly zero
+    ):
+        summary = rng.random(size) < 0.3
+        few = rng.random(size) < 0.01  # a kind with a handful of rows (a restricted query)
+        masks = {"all": None, "summary": summary, "passage": ~summary, "few": few}
         for n in (1, 7, 40, 1000):
-            rows = [i for i in range(500) if scores[i] > 0 and (mask is None or mask[i])]
-            expected = sorted(rows, key=lambda i: (-scores[i], i))[:n]
-            got = _top(scores, _positive(scores), mask, state, n)
-            assert got == [(f"n{i}", float(scores[i])) for i in expected]
+            got = best_rows(scores, masks, n)
+            for key, mask in masks.items():
+                rows = [i for i in range(size) if scores[i] > 0 and (mask is None or mask[i])]
+                expected = sorted(rows, key=lambda i: (-scores[i], i))[:n]
+                assert got[key][0].tolist() == expected
+                assert got[key][1].tolist() == [scores[i] for i in expected]
+
+
+def test_lexical_search_kinds_lists_each_kind_as_a_search_of_that_kind_alone(
+    retriever: Retriever,
+) -> None:
+    snapshot = retriever.snapshots.take()
+    builds = snapshot.builds()
+    kinds = frozenset({"passage", "summary"})
+    lexical = retriever.lexical
+    for query in ("seal kit", "pump pressure torque", "E-17"):
+        both = lexical.search_kinds(query, n=7, snapshot=snapshot, builds=builds, kinds=kinds)
+        assert both["passage"] and both["summary"]
+        for kind in kinds:
+            alone = lexical.search(
+                query, n=7, snapshot=snapshot, builds=builds, kinds=frozenset({kind})
+            )
+            assert both[kind] == alone
 
 
 def test_postings_files_are_read_both_ways_with_bm25s(tmp_path: Path) -> None:

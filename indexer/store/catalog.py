@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import astuple
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +32,21 @@ from indexer.store.vector_copies import VectorCopies
 if TYPE_CHECKING:
     from indexer.store.rows import NodeRow  # the tree code: for the builds that write nodes
 
+_NODE_COLUMNS = (
+    "node_id", "build_id", "doc_id", "parent_id", "ordinal", "level", "title", "heading_path",
+    "char_start", "char_end", "page_start", "page_end", "hash", "text", "summary_key",
+    "vector_id", "n_passages", "first_passage", "last_passage", "covers", "sentences",
+)  # fmt: skip
 _NODE_INSERT = (
-    "INSERT INTO nodes (node_id, build_id, doc_id, parent_id, ordinal, level, title,"
-    " heading_path, char_start, char_end, page_start, page_end, hash, text,"
-    " summary_key, vector_id, n_passages, first_passage, last_passage, covers, sentences)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO nodes ({', '.join(_NODE_COLUMNS)})"
+    f" VALUES ({', '.join('?' for _ in _NODE_COLUMNS)})"
 )
+
+
+def _node_values(row: NodeRow) -> tuple[object, ...]:
+    """A node row's values in column order. Not ``dataclasses.astuple``: it deep-copies every
+    field, a third of the time of writing a build's nodes."""
+    return tuple(getattr(row, name) for name in _NODE_COLUMNS)
 
 
 class Catalog(Database):
@@ -182,7 +190,7 @@ class Catalog(Database):
         """Write a build's nodes and make it the document's served revision, atomically."""
         now = time.time()
         with self.write() as db:
-            db.executemany(_NODE_INSERT, (astuple(n) for n in nodes))
+            db.executemany(_NODE_INSERT, map(_node_values, nodes))
             db.execute(
                 "UPDATE builds SET status = 'superseded' WHERE doc_id = ? AND status = 'complete'",
                 (doc_id,),
