@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
 from indexer.errors import OverstoryError
+from indexer.manual_links import WORD, linked_from_chrome, place_linked, text_before
 from indexer.parsers.generators import Entry, Generator, Site, detect
 from indexer.parsers.html_chrome import PageChrome, link_share
 from indexer.parsers.html_dom import parse_dom
@@ -37,7 +38,6 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
 # A page is a generated index when most of its text is links, and there are many of them.
 _INDEX_LINK_SHARE = 0.6
 _INDEX_MIN_LINKS = 20
-_ITEM_TAGS = ("li", "dt", "dd", "td", "th")
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # A contents page says at most in a line what its list holds ("Here is a list of all
 # modules:"): a page that introduces its sections in a sentence of its own has text.
@@ -45,7 +45,6 @@ _CONTENTS_PAGE_MAX_WORDS = 25
 _SENTENCE_END = re.compile(r"[^\W\d_]\S*?[.!?](?:\s|$)")
 # An entry of a list of pages: its link and a brief description (a short paragraph at most).
 _ENTRY_MAX_WORDS = 80
-_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 @dataclass(frozen=True)
@@ -175,7 +174,7 @@ def _read_outline(
     outline = _without(outline, set(indexes))
     nested = _nested_sites(site, outline)
     apart = {n for n in pages if any(n.startswith(f"{d}/") for d in nested)}
-    _place_linked(site, outline, chromes, skip=set(indexes) | apart)
+    place_linked(site, outline, chromes, skip=set(indexes) | apart)
     bare = _headings_only(site, outline, chromes)
     indexes.update(bare)
     outline = _without(outline, set(bare))
@@ -202,7 +201,7 @@ def _unreached(
     site: Site, placed: set[str], nested: list[str], chromes: dict[str, PageChrome]
 ) -> list[tuple[str, str]]:
     """The pages left unread, each with the reason."""
-    from_nav = _linked_from_chrome(site, placed, chromes)
+    from_nav = linked_from_chrome(site, placed, chromes)
     out = []
     for name in sorted(set(site.pages) - placed):
         site_dir = next((d for d in nested if name.startswith(f"{d}/")), None)
@@ -315,7 +314,7 @@ def _is_entry_row(site: Site, name: str, el: etree._Element) -> bool:
     first = next((a for a in el.iter("a") if a.get("href")), None)
     if first is None or site.resolve(name, first.get("href")) in (None, name):
         return False
-    if _WORD.search(_text_before(el, first)):
+    if WORD.search(text_before(el, first)):
         return False
     return len("".join(el.itertext()).split()) <= _ENTRY_MAX_WORDS
 
@@ -406,88 +405,6 @@ def _without(entries: list[Entry], names: set[str]) -> list[Entry]:
         if entry.page is not None or children:
             out.append(entry)
     return out
-
-
-def _content_links(
-    site: Site, name: str, chrome: PageChrome, *, listed_only: bool = False
-) -> Iterator[str]:
-    """The pages the page's text links to, in order (chrome's links left out); with
-    ``listed_only``, only the links that are entries of a list or table (see
-    :func:`_is_listed`)."""
-    root = site.pages[name]
-    stack = [root]
-    while stack:
-        el = stack.pop()
-        # a row listing pages is no text, yet its links are how the manual reaches them
-        if not isinstance(el.tag, str) or (chrome.skips(el) and not chrome.is_row(el)):
-            continue
-        if el.tag == "a" or el.tag in ("frame", "iframe"):
-            target = site.resolve(name, el.get("href") or el.get("src"))
-            if target is not None and (not listed_only or el.tag != "a" or _is_listed(el)):
-                yield target
-        stack.extend(reversed(el))
-
-
-def _is_listed(a: etree._Element) -> bool:
-    """Whether the link is an entry of a list or table: no word before it in its item (or
-    cell), as a contents entry names its page first (after a number, a bullet, a folding
-    arrow or an icon's letter at most); a link further on is a cross-reference."""
-    item = next((p for p in a.iterancestors() if p.tag in _ITEM_TAGS), None)
-    return item is not None and not _WORD.search(_text_before(item, a))
-
-
-def _text_before(item: etree._Element, a: etree._Element) -> str:
-    parts: list[str] = []
-
-    def walk(el: etree._Element) -> bool:
-        if el is a:
-            return True
-        if isinstance(el.tag, str):
-            parts.append(el.text or "")
-        for child in el:
-            if walk(child):
-                return True
-            parts.append(child.tail or "")
-        return False
-
-    walk(item)
-    return "".join(parts)
-
-
-def _place_linked(
-    site: Site, outline: list[Entry], chromes: dict[str, PageChrome], *, skip: set[str]
-) -> None:
-    """Nest each page the outline misses under the first page, in reading order, linking it:
-    first where a list or table of pages names it (a module index, a package's classes),
-    then, when a folder was given, where a sentence refers to it (a cross-reference from an
-    earlier page)."""
-    front = Entry("", site.start, outline)
-    placed = {n.page for n in front.walk() if n.page is not None} | skip
-    # given a start page, the manual is what its contents reach: a page only a sentence
-    # cites is another document (a user's guide beside its FAQ)
-    for listed_only in (True, False) if site.report_unreached else (True,):
-        queue = [n for n in front.walk() if n.page is not None]
-        while queue:
-            entry = queue.pop(0)
-            name = entry.page or ""
-            links = _content_links(site, name, chromes[name], listed_only=listed_only)
-            for target in links:
-                if target in placed:
-                    continue
-                placed.add(target)
-                child = Entry("", target)
-                (outline if entry is front else entry.children).append(child)
-                queue.append(child)
-
-
-def _linked_from_chrome(site: Site, placed: set[str], chromes: dict[str, PageChrome]) -> set[str]:
-    found: set[str] = set()
-    for name in placed:
-        for a in site.pages[name].iter("a"):
-            target = site.resolve(name, a.get("href"))
-            if target is not None:
-                found.add(target)
-    return found
 
 
 def _flatten(entries: list[Entry], raw: dict[str, bytes], parent: str | None) -> list[SitePage]:

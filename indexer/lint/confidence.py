@@ -17,13 +17,12 @@ summary left out), rates its own flags with a model fitted on sentences the team
 
 from __future__ import annotations
 
-import json
-import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 from indexer.lint.flags import LintFlag
+from indexer.lint.logistic import Logistic
 from indexer.lint.text import content
 
 MODEL = Path(__file__).parent / "models" / "confidence.json"
@@ -45,23 +44,18 @@ def features(flag: LintFlag) -> dict[str, float]:
     }
 
 
-@dataclass(frozen=True)
-class ConfidenceModel:
+class ConfidenceModel(Logistic):
     """A logistic model over :func:`features`: weights by feature name and an intercept."""
-
-    weights: dict[str, float]
-    intercept: float
 
     @classmethod
     def load(cls, path: Path = MODEL) -> ConfidenceModel:
         """The model stored at ``path`` (the shipped one by default)."""
-        data = json.loads(path.read_text())
+        data = cls.stored(path)
         return cls(weights=dict(data["weights"]), intercept=float(data["intercept"]))
 
     def probability(self, flag: LintFlag) -> float:
         """The probability that ``flag`` names a real fault (rounded to three places)."""
-        z = self.intercept + sum(self.weights.get(k, 0.0) * v for k, v in features(flag).items())
-        return round(1.0 / (1.0 + math.exp(-z)), 3)
+        return self.score(features(flag))
 
     def rate(self, flags: list[LintFlag]) -> list[LintFlag]:
         """``flags`` with their confidence; flags the rules did not raise are left as they are

@@ -29,8 +29,6 @@ confidence: the share of such sentences judged misleading. The flag quotes what 
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from indexer.lint.flags import LintFlag
+from indexer.lint.logistic import Logistic
 from indexer.lint.surroundings import (
     announced,
     covered,
@@ -178,17 +177,13 @@ def _back(
         gone["definite"] = previous
 
 
-@dataclass(frozen=True)
-class DependencyModel:
+class DependencyModel(Logistic):
     """A logistic model over :data:`FEATURES`: weights by name and an intercept."""
-
-    weights: dict[str, float]
-    intercept: float
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> DependencyModel:
         """The model stored at ``path``."""
-        data = json.loads(path.read_text())
+        data = cls.stored(path)
         if list(data["features"]) != list(FEATURES):
             raise ValueError(
                 "dependency model was fitted on other features; "
@@ -198,8 +193,7 @@ class DependencyModel:
 
     def probability(self, features: dict[str, float]) -> float:
         """The probability that a sentence with ``features`` misleads (three places)."""
-        z = self.intercept + sum(self.weights.get(k, 0.0) * v for k, v in features.items())
-        return round(1.0 / (1.0 + math.exp(-z)), 3)
+        return self.score(features)
 
 
 @lru_cache(maxsize=1)

@@ -22,7 +22,7 @@ the cited source in one line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from indexer.lint.dependency import Leaning, dependency_flag, leaning
@@ -50,14 +50,7 @@ def lint_sentences(
         labels: The headings down to the node (names, not statements).
     """
     out: list[LintFlag] = []
-    cited_ranges = [(s.char_start, s.char_end) for x in sentences for s in x.spans]
-    for i, sentence in enumerate(sentences):
-        if sentence.kind == "outline" or not sentence.spans:
-            continue
-        cited = [text[s.char_start : s.char_end] for s in sentence.spans]
-        body, sources, names = _statement(sentence.text, cited)
-        if not body:
-            continue
+    for i, sentence, body, sources, names, cited_ranges in _statements(sentences, text):
         # Constraints are compared with the cited text in its paragraph: a condition the
         # source states in the sentence next to the cited one is not dropped.
         spans = sentence.spans[len(names) :]
@@ -78,16 +71,27 @@ def leanings(
     """What each extracted sentence of a summary leans on (:func:`indexer.lint.dependency.leaning`),
     by the sentence's index: the features the dependency check is fitted on."""
     out: list[tuple[int, Leaning]] = []
+    for i, sentence, body, sources, names, cited_ranges in _statements(sentences, text):
+        if _extracted(body, sources):
+            start = sentence.spans[len(names)].char_start
+            out.append((i, leaning(body, text, start, cited_ranges, [*labels, *names])))
+    return out
+
+
+_Statement = tuple[int, ResolvedSentence, str, list[str], list[str], list[tuple[int, int]]]
+
+
+def _statements(sentences: Sequence[ResolvedSentence], text: str) -> Iterator[_Statement]:
+    """The summary's checked sentences (not its outline lines), each with its index, its
+    statement, the cited texts, the labels taken off, and the ranges the whole summary cites."""
     cited_ranges = [(s.char_start, s.char_end) for x in sentences for s in x.spans]
     for i, sentence in enumerate(sentences):
         if sentence.kind == "outline" or not sentence.spans:
             continue
         cited = [text[s.char_start : s.char_end] for s in sentence.spans]
         body, sources, names = _statement(sentence.text, cited)
-        if body and _extracted(body, sources):
-            start = sentence.spans[len(names)].char_start
-            out.append((i, leaning(body, text, start, cited_ranges, [*labels, *names])))
-    return out
+        if body:
+            yield i, sentence, body, sources, names, cited_ranges
 
 
 def _extracted(body: str, sources: list[str]) -> bool:
