@@ -116,3 +116,16 @@ def test_a_lead_in_and_its_labelled_items_are_checked_against_every_item() -> No
     changed = summary.replace("or tmux-256color", "or tmux-88color")
     flags = lint_sentences(Linter(None), [ResolvedSentence(changed, spans, "lead")], text, [])
     assert "number.code" in [f.rule for f in flags]
+
+
+def test_a_negated_any_quoted_with_its_lead_in_is_supported_by_a_contracted_negation() -> None:
+    for apostrophe in ("'", "’"):
+        item = f"Structure management that doesn{apostrophe}t require any C code file generation"
+        text = f"Features\n\nThe main features of this library are:\n\n- {item}.\n- Speed.\n"
+        lead = "The main features of this library are:"
+        spans = tuple(ResolvedSpan(text.index(q), text.index(q) + len(q)) for q in (lead, item))
+        quoted = ResolvedSentence(f"{lead} {item}", spans)
+        assert lint_sentences(Linter(None), [quoted], text, ["Features"]) == [], apostrophe
+        dropped = ResolvedSentence(f"{lead} {item.replace(f'doesn{apostrophe}t', 'does')}", spans)
+        rules = [f.rule for f in lint_sentences(Linter(None), [dropped], text, ["Features"])]
+        assert rules, apostrophe  # the negation left out is still caught

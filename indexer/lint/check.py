@@ -317,6 +317,13 @@ def _window(text: str, start: int, end: int, n: int = 4) -> set[str]:
     return {stem(w) for w in before + after} & content(text)
 
 
+def _word_pattern(word: str) -> str:
+    """The word as a whole word; "not" also as a contraction ("doesn't", "don’t"): the same
+    negation, so a source's "doesn't require any" supports a summary's negated "any"."""
+    whole = rf"(?<![\w'-]){re.escape(word)}(?![\w'-])"
+    return rf"{whole}|n['’]t(?![\w'-])" if word == "not" else whole
+
+
 def _supported(found: Span, sentence: str, support: list[str], *, strict: bool = False) -> bool:
     """True when a source sentence uses a word of the absolute's group about the same thing
     (one of the words around it; two with ``strict``, for sentences the summary sentence is not
@@ -326,7 +333,7 @@ def _supported(found: Span, sentence: str, support: list[str], *, strict: bool =
     need = min(2, len(near)) if strict else 1
     for text in support:
         for word in group:
-            for m in re.finditer(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", text, re.I):
+            for m in re.finditer(_word_pattern(word), text, re.I):
                 if _HEDGED.match(text, m.end()) or _HEDGE_BEFORE.search(text[: m.start()]):
                     continue  # "not necessarily", "almost always": a hedge supports no absolute
                 if not near or len(near & _window(text, m.start(), m.end())) >= need:
