@@ -27,7 +27,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 TERMINAL = re.compile(r"[.!?][\"')\]’”]*$")
 
 # Lines that are code whatever else they hold: a grammar rule, an indented block, a comment,
-# a call on its own, a command-line option.
+# a call on its own, a command-line option, a command after a shell prompt ("$ git log").
 _DECLARATION = re.compile(
     r"\b(?:int|char|void|const|unsigned|long|double|float|size_t|struct|bool|enum)\b[^.]*"
     r"\([^()]*\)\s*;?\s*$"
@@ -35,7 +35,7 @@ _DECLARATION = re.compile(
 
 _CODE_LINE = re.compile(
     r"::=|^\s{4,}\S|^\s*(?:#|//|--|/\*)\s|^[\w.:-]+\s*\(.*\)\s*;?\s*$|^\s*-{1,2}[A-Za-z][\w-]*[ ,=]"
-    r"|^\s*usage:\s",
+    r"|^\s*usage:\s|^\s*[$%]\s+[\w./-]",
     re.IGNORECASE,
 )
 
@@ -57,7 +57,9 @@ def blocks_of(text: str, offset: int) -> list[Block]:
     has no blank lines between paragraphs, lists and code)."""
     out: list[Block] = []
     pos = 0
-    for m in [*_BLOCK_BREAK.finditer(text), None]:
+    fences = [(f.start(), f.end()) for f in _FENCED.finditer(text)]
+    breaks = [b for b in _BLOCK_BREAK.finditer(text) if not _inside(b.start(), fences)]
+    for m in [*breaks, None]:
         end = m.start() if m else len(text)
         raw = _unquoted(text[pos:end])
         if raw.strip():
@@ -76,6 +78,14 @@ def blocks_of(text: str, offset: int) -> list[Block]:
         if m:
             pos = m.end()
     return out
+
+
+# A fenced code block (Markdown): one block of code, blank lines inside it included.
+_FENCED = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
+def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= at < b for a, b in spans)
 
 
 def _unquoted(raw: str) -> str:
@@ -140,6 +150,13 @@ def _line_kinds(lines: list[str]) -> list[str]:
     """Each line's kind; a declaration wrapped over lines is code throughout, and so is the
     entry's name on the short line right above it."""
     kinds = [line_kind(ln) for ln in lines]
+    fenced = False
+    for k, line in enumerate(lines):
+        fence = line.lstrip().startswith(("```", "~~~"))
+        if fenced or fence:
+            kinds[k] = "code"
+        if fence:
+            fenced = not fenced
     i = 0
     while i < len(lines):
         if _DECLARATION_OPEN.search(lines[i]):

@@ -24,7 +24,9 @@ _CONNECTIVES = (
     "nevertheless|nonetheless|conversely|alternatively|besides|meanwhile|again|even so|"
     "that is|in other words|said otherwise|by contrast|on the other hand|on the contrary|"
     "as such|after that|afterwards|before that|at this point|at that point|here|if so|if not|"
-    "for example|for instance|e\\.g\\.|i\\.e\\.|namely|unlike this|apart from this"
+    "for example|for instance|e\\.g\\.|i\\.e\\.|namely|unlike this|apart from this|indeed|"
+    "in fact|in particular|specifically|in short|in summary|that said|in turn|as noted|"
+    "as mentioned|as explained|as shown|as described above|as seen"
 )
 
 _BACK_START = re.compile(rf"^(?:{_CONNECTIVES})\b", re.IGNORECASE)
@@ -127,6 +129,11 @@ _XREF = re.compile(r"\],?\s+(?:page|p\.)\s*\d+|\bsee\s+(?:page|p\.)\s*\d+", re.I
 _CODE_SYMBOL = re.compile(r"[{}=<>$\\*&|^~]|::|->|\(\)|\[[A-Z][a-z]+\]")
 
 
+def cross_reference(text: str) -> bool:
+    """Whether the text points at a page of the manual ("[asn1 decode], page 22")."""
+    return _XREF.search(strip_markup(text)) is not None
+
+
 def points_forward(sentence: str) -> bool:
     """Whether the sentence points at text after it ("described below", "the following …"
     without its own colon and what follows it)."""
@@ -173,22 +180,29 @@ def complete(sentence: str) -> bool:
     """A whole sentence: a capital, a figure or an identifier first, a sentence end last, enough
     words."""
     s = strip_markup(sentence)
-    opens = bool(s) and (
+    return opens(s) and bool(TERMINAL.search(s)) and len(WORD.findall(s)) >= 4
+
+
+def opens(sentence: str) -> bool:
+    """Whether the text opens as a sentence does: a capital, a figure, a quote or an identifier
+    (not the lower-case rest of a sentence whose start is code or another block)."""
+    s = sentence.lstrip()
+    return bool(s) and (
         s[0].isupper() or s[0].isdigit() or s[0] in "\"'(“‘`" or bool(_IDENTIFIER_START.match(s))
     )
-    return opens and bool(TERMINAL.search(s)) and len(WORD.findall(s)) >= 4
 
 
 def quotable(sentence: str) -> bool:
     """A statement a summary may quote: complete prose, not navigation or boilerplate."""
     s = strip_markup(sentence)
-    if not (complete(s) or (s.rstrip().endswith(":") and len(WORD.findall(s)) >= 3)):
+    lead_in = s.rstrip().endswith(":") and opens(s) and len(WORD.findall(s)) >= 3
+    if not (complete(s) or lead_in):
         return False
     if s.rstrip("\"')]’” ").endswith("?"):
         return False  # a question (a menu entry, a FAQ title) states nothing
     if s.count("|") >= 2 or _POINTER.match(s) or _META.search(s) or _BOILERPLATE.search(s):
         return False
-    if _XREF.search(s):
+    if cross_reference(s):
         return False  # a cross-reference to a page ("[asn1 decode], page 22")
     if len(_CODE_SYMBOL.findall(s)) >= 2:
         return False  # code run into the sentence (a prototype, an assignment)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from indexer.summarizers.blocks import TERMINAL, WORD, Block
+from indexer.summarizers.cues import points_forward, quotable
 from indexer.summarizers.framing import MORE_ITEMS, MORE_LINES, MORE_ROWS
 from indexer.summarizers.sentences import Piece, strip_markup
 from indexer.summarizers.terms import term_text
@@ -19,6 +20,7 @@ from indexer.tokens import count_tokens
 
 MAX_UNIT_TOKENS = 110
 """A unit longer than this (a lead-in with a long list) is not quoted at all."""
+_MAX_CARRIED = 90  # tokens: a unit going on into the next paragraph stays quotable whole
 
 
 @dataclass
@@ -30,6 +32,19 @@ class Draft:
     more: int = 0  # items left out of a long list
     table: list[list[str]] | None = None  # header and rows, for a table's unit
     code: bool = False  # the items are one short piece of code the lead-in introduces
+
+
+def goes_on(carry: Draft | None, piece: Piece) -> bool:
+    """Whether a sentence leaning back may be taken with the unit ending the paragraph before
+    it: a unit of plain sentences, all quotable, short enough to take one more."""
+    if carry is None or carry.items or carry.table is not None or carry.code:
+        return False
+    if not quotable(piece.text) or points_forward(piece.text) or ": " in piece.text:
+        return False  # it announces what follows: a unit of its own or none
+    if not all(quotable(p.text) for p in carry.pieces):
+        return False
+    tokens = sum(count_tokens(p.text) for p in carry.pieces) + count_tokens(piece.text)
+    return tokens <= _MAX_CARRIED
 
 
 _CAPTION = re.compile(r"^(?:table|tab\.)\s+[\w.-]+", re.IGNORECASE)

@@ -27,6 +27,7 @@ from indexer.sourced import SourcedSentence
 from indexer.summarizers.base import ChildSummary, SummarizerIdentity, SummaryRequest, SummaryResult
 from indexer.summarizers.dialogue import is_dialogue
 from indexer.summarizers.facts import fact_weight
+from indexer.summarizers.fingerprint import code_fingerprint
 from indexer.summarizers.framing import (
     ALSO_COVERS,
     COVERS,
@@ -41,8 +42,10 @@ from indexer.summarizers.units import Unit, listing, units_of
 from indexer.tokens import count_tokens
 from indexer.words import content
 
-# v3: self-contained units with source spans; part-by-part outlines of nodes with sections.
-PROMPT_VERSION = "extractive-v3"
+# v4: a sentence leaning back goes on from the paragraph before. The version also carries a
+# fingerprint of the summarizer's own code, so a changed rule never reuses a summary (and its
+# spans) written by the old one.
+PROMPT_VERSION = f"extractive-v4+{code_fingerprint()}"
 _MMR_LAMBDA = 0.7
 _OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
 _MAX_PART_LEAD = 60  # tokens: a longer lead does not make a part line

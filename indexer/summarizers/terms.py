@@ -68,8 +68,8 @@ def term_of(block: Block, below: Block) -> Piece | None:
         if len(heads) != 1 or len(lines) > 6:
             return None
         text = lines[0]
-    if TERMINAL.search(text.strip()) or len(text) > 200:
-        return None
+    if TERMINAL.search(text.strip()) or len(text) > 200 or text.rstrip().endswith(";"):
+        return None  # a sentence, or a statement of code (a call), not a synopsis
     if not re.search(r"[\[(<]|\s-", text):
         return None  # a synopsis has arguments, options or a parameter list
     called = _CALLED.search(text)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from indexer.summarizers.blocks import LIST_ITEM, Block, blocks_of
 from indexer.summarizers.cues import (
     complete,
+    cross_reference,
     is_lead_in,
     leans_back,
     points_forward,
@@ -36,15 +37,18 @@ from indexer.summarizers.dialogue import is_content, speaker_end
 from indexer.summarizers.drafts import (
     MAX_UNIT_TOKENS,
     Draft,
+    goes_on,
     is_caption,
     render,
     short_code,
     synopsis,
     table_draft,
 )
+from indexer.summarizers.interrupted import CODE_MARK, goes_on_after, join_interrupted
 from indexer.summarizers.sentences import Piece, sentence_spans
 from indexer.summarizers.terms import nested, term_of, term_piece
 from indexer.tokens import count_tokens
+from indexer.words import content
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
         blocks = blocks_of(text, run_start)
         found = _dialogue_units(blocks) if dialogue else _units(blocks, opening=n == 0)
         for draft in found:
-            rendered = render(draft)
+            rendered = render(draft).replace(CODE_MARK, "`")
             if rendered:
                 pieces = [*draft.term, *draft.pieces, *draft.items]
                 out.append(
@@ -109,6 +113,7 @@ class _Reading:
     owned: bool = False  # inside an entry whose term was given by a line above its paragraph
     caption: Piece | None = None
     opening: bool = False
+    open_tail: bool = False  # the last unit ends the paragraph just read: the next may go on
 
     def end_entry(self) -> None:
         """Code, a table or a heading ends the entry (and the label) read so far."""
@@ -126,6 +131,7 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[Draft]:
     """
     out: list[Draft] = []
     reading = _Reading(opening=opening)
+    blocks = join_interrupted(blocks)
     i = 0
     if opening and blocks and (found := synopsis(blocks[0])) is not None:
         out.append(Draft([], [found], code=True))
@@ -182,9 +188,15 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
         reading.end_entry()
     else:
         opens = reading.opening and not any(d.pieces for d in out)  # a synopsis at most
-        i = _paragraph(blocks, i, out, reading.labelled, reading.term, opening=opens)
+        carry = out[-1] if reading.open_tail and out else None
+        i, tail = _paragraph(
+            blocks, i, out, reading.labelled, reading.term, opening=opens, carry=carry
+        )
         reading.owned = bool(reading.term)
         reading.term, reading.opening, reading.labelled = (), False, False
+        reading.open_tail = tail
+        return i + 1
+    reading.open_tail = False
     return i + 1
 
 
@@ -218,17 +230,23 @@ def _paragraph(
     term: tuple[Piece, ...],
     *,
     opening: bool,
-) -> int:
-    """The units of the paragraph ``blocks[i]``; the index of the last block it took."""
+    carry: Draft | None = None,
+) -> tuple[int, bool]:
+    """The units of the paragraph ``blocks[i]``; the index of the last block it took, and
+    whether the last unit ends this paragraph. An opening sentence leaning back ("Again, never
+    do this …") goes on with ``carry``, the unit ending the paragraph before, if they fit."""
     chain: list[Piece] = []
     pieces = sentence_spans(blocks[i].text, blocks[i].start)
-    # Text right after code speaks of that code ("We set both memory and swap, so …").
-    after_code = i > 0 and blocks[i - 1].kind == "code" and not opening
+    after_code = bool(pieces) and _speaks_of_code(blocks, i, pieces[0])
     for j, piece in enumerate(pieces):
         text = piece.text
-        heads_itself = j == 0 and (bool(term) or opening)
+        heads_itself = j == 0 and (bool(term) or (opening and not after_code))
         leans = leans_back(text) or (j > 0 and refers_to(text, pieces[j - 1].text))
         if (leans or (j == 0 and after_code)) and not heads_itself:
+            if j == 0 and not after_code and goes_on(carry, piece):
+                assert carry is not None
+                out.pop()
+                chain, labelled, term = list(carry.pieces), carry.label, carry.term
             if not chain:
                 continue  # what it leans on is not quotable: neither is it
             chain.append(piece)
@@ -242,7 +260,9 @@ def _paragraph(
                 out.append(taken[0])
                 i = taken[1]
             else:
-                i = _list_end(blocks, i + 1) - 1  # its list is not quoted item by item either
+                # Its list is not quoted item by item either; what it leans on stands alone.
+                _emit(out, chain[:-1], labelled, term)
+                i = _list_end(blocks, i + 1) - 1
             chain = []
         elif j == len(pieces) - 1 and i + 1 < len(blocks) and blocks[i + 1].kind == "item":
             # A list right after a paragraph lists what its last sentence speaks of, colon or
@@ -261,7 +281,18 @@ def _paragraph(
             _emit(out, chain, labelled, term)
             chain = []
     _emit(out, chain, labelled, term)
-    return i
+    return i, bool(chain) and quotable(chain[0].text)
+
+
+def _speaks_of_code(blocks: list[Block], i: int, first: Piece) -> bool:
+    """Text right after code that names what the code holds speaks of it ("We set both memory
+    and swap, so …"); a statement sharing no word with it is the text going on."""
+    before = blocks[i - 1] if i > 0 else None
+    return (
+        before is not None
+        and before.kind == "code"
+        and bool(content(first.text) & content(before.text))
+    )
 
 
 def _emit(out: list[Draft], chain: list[Piece], labelled: bool, term: tuple[Piece, ...]) -> None:
@@ -285,13 +316,15 @@ def _lead_in(
         if _names_entry(blocks, i):
             return None  # it introduces a list of entries, each with its own paragraph
         found = short_code(blocks[i])
-        if found is None or _more_code(blocks, i + 1):
-            return None  # no code, or more than one piece of it: what it introduces is unclear
+        if found is None or _more_code(blocks, i + 1) or goes_on_after(blocks, i + 1):
+            return None  # no code, more than one piece of it, or a sentence the code interrupts
         code, more = found
         return Draft(list(chain), [code], labelled, term, more=more, code=True), i
     items, after = _list_after(blocks, i)
     if not items or _interrupted(blocks, after) or any(points_forward(p.text) for p in items):
         return None  # a list whose steps are interleaved with code cannot be quoted whole
+    if any(cross_reference(p.text) for p in items):
+        return None  # a list of pointers to other pages is navigation, not content
     kept, more = _fit_items(chain, items)
     if not kept:
         return None

@@ -1,0 +1,145 @@
+"""What the offline summarizer may quote: units that go on across paragraphs, text after code,
+code lines that are no entries, connectives that point back."""
+
+from __future__ import annotations
+
+from indexer.summarizers.cues import leans_back
+from indexer.summarizers.units import units_of
+
+
+def _units(text: str) -> list[str]:
+    return [u.text for u in units_of([(0, text)])]
+
+
+def test_a_paragraph_leaning_back_goes_on_from_the_paragraph_before() -> None:
+    text = (
+        "The daemon rereads its configuration on SIGHUP.\n\n"
+        "However, open connections keep the old settings until they close.\n\n"
+        "Logs go to the system journal."
+    )
+    units = _units(text)
+    assert (
+        "The daemon rereads its configuration on SIGHUP. However, open connections keep the old"
+        " settings until they close."
+    ) in units
+    assert not any(u.startswith("However") for u in units)
+    # Each unit's spans still slice sentences of the source, one per paragraph.
+    found = units_of([(0, text)])[0]
+    assert [text[a:b] for a, b in found.spans] == [
+        "The daemon rereads its configuration on SIGHUP.",
+        "However, open connections keep the old settings until they close.",
+    ]
+
+
+def test_nothing_goes_on_from_a_list_or_into_a_lead_in() -> None:
+    text = (
+        "Two modes are supported:\n\n- fast\n\n- safe\n\n"
+        "However, the safe mode is slower.\n\n"
+        "The cache is optional. This is described in the following: see below."
+    )
+    units = _units(text)
+    assert not any("However" in u for u in units), units  # its antecedent is a list
+    assert "The cache is optional." in units
+    assert not any("following" in u for u in units)
+
+
+def test_a_statement_after_code_is_quoted_unless_it_speaks_of_the_code() -> None:
+    text = (
+        "The logs should have lines like:\n\n"
+        "    Fetching example.net/RSASHA256/31729 (KSK) from key repository.\n"
+        "    DNSKEY example.net/RSASHA256/31729 (KSK) is now published\n\n"
+        "For zones to be re-signed, the daemon must have access to the PIN.\n\n"
+        "Run the container with limits:\n\n"
+        "    docker run -m 300M --memory-swap 1G ubuntu\n\n"
+        "We set both memory and swap, so the container can use 300M of memory."
+    )
+    units = _units(text)
+    assert "For zones to be re-signed, the daemon must have access to the PIN." in units
+    assert not any(u.startswith("We set") for u in units), units
+
+
+def test_a_call_in_code_is_no_entry_over_the_paragraph_below() -> None:
+    text = (
+        "To find out how the result is used, read on:\n\n"
+        "    write_or_die(1, buf, size);\n\n"
+        "Sometimes you do not know where to look for a feature in the source."
+    )
+    units = _units(text)
+    assert "Sometimes you do not know where to look for a feature in the source." in units
+    assert not any(u.startswith("write_or_die") for u in units), units
+
+
+def test_indeed_and_in_particular_point_back() -> None:
+    assert leans_back("Indeed the code requires that the maximum be representable.")
+    assert leans_back("In particular, the flag is cleared on every call.")
+    assert not leans_back("The flag is cleared on every call.")
+
+
+def test_a_lead_in_whose_subject_is_code_is_not_quoted() -> None:
+    text = (
+        "Remote branches are configured per remote.\n\n"
+        "    $ git remote add example git://example.com/proj.git\n\n"
+        "adds the following to .git/config:\n\n"
+        "- a url line\n\n- a fetch line"
+    )
+    units = _units(text)
+    assert units == ["Remote branches are configured per remote."], units
+
+
+def test_fenced_code_is_one_block_of_code_blank_lines_and_all() -> None:
+    from indexer.summarizers.blocks import blocks_of
+
+    text = (
+        "Limit the memory:\n\n```console\n$ docker run -m 300M ubuntu\n\n"
+        "$ docker run -m 1G ubuntu\n```\n\n"
+        "We set the memory, so the container can use 300M."
+    )
+    kinds = [(b.kind, b.text.split("\n")[0]) for b in blocks_of(text, 0)]
+    assert kinds == [
+        ("paragraph", "Limit the memory:"),
+        ("code", "```console"),
+        ("paragraph", "We set the memory, so the container can use 300M."),
+    ]
+    assert not any(u.startswith("We set") for u in _units(text))  # it speaks of the example
+
+
+def test_a_lead_in_to_a_list_of_page_references_is_not_quoted() -> None:
+    text = (
+        "Simple types have their own functions.\n\n"
+        "The simple parsing functions listed below may be used instead:\n\n"
+        "- [asn1 decode simple der], page 22\n\n- [asn1 encode simple der], page 16"
+    )
+    assert _units(text) == ["Simple types have their own functions."]
+
+
+def test_a_sentence_written_around_a_line_of_code_is_quoted_whole() -> None:
+    text = (
+        "Only volumes specified without a name are removed. For example, when running:\n\n"
+        "```console\n$ docker run --rm -v /foo -v awesome:/bar busybox top\n```\n\n"
+        "the volume for /foo will be removed, but the volume for /bar will not.\n\n"
+        "You can edit the index to fix your mistake, then run\n\n"
+        "$ git commit --amend\n\n"
+        "which will replace the old commit by a new one. Again, never do this to a"
+        " published commit."
+    )
+    units = units_of([(0, text)])
+    assert [u.text for u in units] == [
+        "Only volumes specified without a name are removed. For example, when running: `$ docker"
+        " run --rm -v /foo -v awesome:/bar busybox top` the volume for /foo will be removed, but"
+        " the volume for /bar will not.",
+        "You can edit the index to fix your mistake, then run `$ git commit --amend` which will"
+        " replace the old commit by a new one. Again, never do this to a published commit.",
+    ]
+    # The spans still slice the source: from the sentence's head to its tail, code between.
+    a, b = units[1].spans[0]
+    assert text[a:].startswith("You can edit") and "git commit --amend" in text[a:b]
+
+
+def test_a_lead_in_to_code_the_sentence_goes_on_after_is_not_quoted_alone() -> None:
+    text = (
+        "Only volumes specified without a name are removed. For example, when running:\n\n"
+        "```console\n$ docker run --rm -v /foo -v awesome:/bar busybox top\n"
+        "$ docker run --rm -v /baz busybox top\n$ docker ps\n```\n\n"
+        "the volume for /foo will be removed, but the volume for /bar will not."
+    )
+    assert _units(text) == ["Only volumes specified without a name are removed."]
