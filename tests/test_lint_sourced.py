@@ -129,3 +129,27 @@ def test_a_negated_any_quoted_with_its_lead_in_is_supported_by_a_contracted_nega
         dropped = ResolvedSentence(f"{lead} {item.replace(f'doesn{apostrophe}t', 'does')}", spans)
         rules = [f.rule for f in lint_sentences(Linter(None), [dropped], text, ["Features"])]
         assert rules, apostrophe  # the negation left out is still caught
+
+
+def _at(text: str, summary: str, *quoted: str, kind: str = "statement") -> ResolvedSentence:
+    spans = tuple(ResolvedSpan(text.index(q), text.index(q) + len(q)) for q in quoted)
+    return ResolvedSentence(summary, spans, kind)
+
+
+def test_a_sentence_wrapped_over_lines_in_its_source_is_read_whole() -> None:
+    # Wrapped text breaks lines mid-sentence; read line by line, "will not have" and "access
+    # to any external routes" were two sentences, and the quoted "any" had no negation.
+    text = (
+        "Networking\n\nWith `--network none` the container will not have\n"
+        "access to any external routes, only to its loopback interface.\n"
+    )
+    cited = (
+        "With `--network none` the container will not have\n"
+        "access to any external routes, only to its loopback interface."
+    )
+    said = "With --network none the container will not have access to any external routes, only"
+    quoted = _at(text, f"{said} to its loopback interface.", cited)
+    assert lint_sentences(Linter(None), [quoted], text, ["Networking"]) == []
+    dropped = _at(text, quoted.text.replace("will not have", "will have"), cited)
+    flags = lint_sentences(Linter(None), [dropped], text, ["Networking"])
+    assert [f.rule for f in flags] == ["negation.dropped"]
