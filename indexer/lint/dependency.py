@@ -22,8 +22,8 @@ is read off the source around the quote's span, as a few features:
   is not that; ``partial``: the next quote is, but only part of the announced list;
   ``lead_in_last``: a lead-in the summary ends with (no other sentence follows that a reader
   could take for its list: it dangles, visibly cut, rather than presenting something else as
-  what it announces); ``carried``: the share of the announced text's words the sentence says
-  itself ("you can add the ``--rm`` flag:" before ``--rm=false: Automatically remove …``).
+  what it announces); ``carried``: the sentence says most of what it announces itself, 80 % of
+  its words ("you can add the ``--rm`` flag:" before ``--rm=false: Automatically remove …``).
 
 A logistic model over these features (``models/dependency.json``, fitted by
 ``python -m benchmarks.audit.fit_dependency`` on the sentences of the summary benchmark's tuning

@@ -89,8 +89,8 @@ def lead_in(text: str, start: int) -> tuple[int, int] | None:
         line = text[prev : pos - 1]
         if line.rstrip().endswith(":"):
             # The lead-in's sentence may be wrapped over the lines above it.
-            lo = paragraph_start(text, prev)
-            sentences = sentence_spans(text[lo : pos - 1], lo)
+            para = paragraph_start(text, prev)
+            sentences = sentence_spans(text[para : pos - 1], para)
             last = sentences[-1] if sentences else None
             return (last.start, last.end) if last else (prev, pos - 1)
         pos = prev
