@@ -145,3 +145,10 @@ def test_the_confidence_rises_with_the_features_weights() -> None:
     model = DependencyModel(dict.fromkeys(FEATURES, 0.0) | {"lead_in": 2.0}, -1.0)
     none = dict.fromkeys(FEATURES, 0.0)
     assert model.probability(none) < model.probability(none | {"lead_in": 1.0})
+
+
+def test_an_items_lead_in_wrapped_over_lines_is_quoted_whole() -> None:
+    text = LIST.replace("do these things in it:", "do these\nthings in it:")
+    flag = _flag(text, "Delete any section entitled Endorsements.")
+    assert flag is not None and flag.rule == "dependency.item"
+    assert flag.source_quote == "In addition, you must do these things in it:"

@@ -40,7 +40,17 @@ from indexer.lint.quantities import (
     quantities,
 )
 from indexer.lint.standalone import dropped_restrictions
-from indexer.lint.text import Span, clauses, content, find_phrase, sentences, shared, stem, words
+from indexer.lint.text import (
+    Span,
+    clauses,
+    content,
+    find_phrase,
+    sentences,
+    shared,
+    source_sentences,
+    stem,
+    words,
+)
 from indexer.lint.vectors import SentenceVectors
 
 RESTATES = 0.5  # a pair scoring this much is a restatement
@@ -110,7 +120,9 @@ def lint_summary(
     Returns:
         The flags, most serious kinds first; empty when nothing was found.
     """
-    source = [s for text in sources for s in sentences(text)]
+    # The source's sentences as the summarizer quotes them (wrapped lines joined); the
+    # summary's lines are its own.
+    source = [s for text in sources for s in source_sentences(text)]
     joined = "\n".join([*sources, *(_OUTLINE_NUMBER.sub("", label) for label in labels)])
     ctx = _Context(summary, source, quantities(joined), codes(joined), bare_units(joined))
     verbatim = " ".join(joined.split())

@@ -19,7 +19,11 @@ is read off the source around the quote's span, as a few features:
   ``cell``: it sits in a table row whose first cell the summary does not quote;
 - ``lead_in``: it ends in a colon and the summary's next quote is not what it announces;
   ``ahead``: it points at what follows ("described below", "the following") and the next quote
-  is not that; ``partial``: the next quote is, but only part of the announced list.
+  is not that; ``partial``: the next quote is, but only part of the announced list;
+  ``lead_in_last``: a lead-in the summary ends with (no other sentence follows that a reader
+  could take for its list: it dangles, visibly cut, rather than presenting something else as
+  what it announces); ``carried``: the sentence says most of what it announces itself, 80 % of
+  its words ("you can add the ``--rm`` flag:" before ``--rm=false: Automatically remove …``).
 
 A logistic model over these features (``models/dependency.json``, fitted by
 ``python -m benchmarks.audit.fit_dependency`` on the sentences of the summary benchmark's tuning
@@ -55,7 +59,7 @@ from indexer.words import content
 MODEL_PATH = Path(__file__).parent / "models" / "dependency.json"
 FEATURES = (
     "back", "left_out", "back_left_out", "pronoun_left_out", "definite", "label", "label_code",
-    "item", "cell", "lead_in", "ahead", "partial",
+    "item", "cell", "lead_in", "ahead", "partial", "lead_in_last", "carried",
 )  # fmt: skip
 # The features a flag can be raised for (the rest only sharpen its confidence; a definite
 # subject naming what the sentence before introduced is as often a new sentence on the same
@@ -95,14 +99,31 @@ def leaning(
     start: int,
     cited: Sequence[tuple[int, int]] = (),
     labels: Sequence[str] = (),
+    *,
+    end: int | None = None,
+    last: bool = False,
 ) -> Leaning:
     """The features of the quoted sentence that starts at ``start`` in ``text``, given the
     ranges of ``text`` the whole summary cites (``cited``) and the node's headings (``labels``,
-    which the reader has)."""
+    which the reader has).
+
+    Args:
+        quoted: The sentence as the summary says it.
+        text: The document's text.
+        start: Where the quote starts in ``text``.
+        cited: The ranges of ``text`` the whole summary cites.
+        labels: The node's headings.
+        end: Where the quote ends in ``text`` (its last span's end: a quote with its markup
+            stripped is shorter than its source); ``start + len(quoted)`` when omitted.
+        last: Whether the quote is the summary's last sentence.
+    """
     first = _first_sentence(quoted)
     feats = dict.fromkeys(FEATURES, 0.0)
     gone: dict[str, str] = {}
-    _forward(quoted, first, text, start + len(quoted), cited, feats, gone)
+    stop = start + len(quoted) if end is None else end
+    _forward(quoted, first, text, stop, cited, feats, gone)
+    if feats["lead_in"] and last:
+        feats["lead_in_last"] = 1.0
     first = _about_the_node(first, labels)
     _back(first, text, start, cited, feats, gone)
 
@@ -148,6 +169,10 @@ def _forward(
     elif what and share_cited(text, end, cited) < 1.0:
         feats["partial"] = 1.0
         gone["partial"] = what
+    said = content(what)
+    held = feats["lead_in"] or feats["ahead"] or feats["partial"]
+    if held and said and len(said & content(quoted)) >= _CARRIED * len(said):
+        feats["carried"] = 1.0
 
 
 def _back(
@@ -220,6 +245,8 @@ _RULES = {
     "ahead": "forward",
 }
 _QUOTE_CHARS = 160
+# The share of what a lead-in announces that it says itself, for it to carry it.
+_CARRIED = 0.8
 
 
 def dependency_flag(
@@ -229,12 +256,15 @@ def dependency_flag(
     cited: Sequence[tuple[int, int]] = (),
     labels: Sequence[str] = (),
     *,
+    end: int | None = None,
+    last: bool = False,
     model: DependencyModel | None = None,
 ) -> LintFlag | None:
     """A ``dependency`` flag when the quoted sentence (starting at ``start`` in ``text``) leans
     on what the summary (whose sentences cite the ranges ``cited``) leaves out, with the model's
-    confidence and the left-out source text quoted; else None."""
-    found = leaning(quoted, text, start, cited, labels)
+    confidence and the left-out source text quoted; else None. ``end`` and ``last`` are as for
+    :func:`leaning`."""
+    found = leaning(quoted, text, start, cited, labels, end=end, last=last)
     if not found.any:
         return None
     model = model or default_dependency_model()

@@ -22,8 +22,9 @@ the cited source in one line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from indexer.lint.dependency import Leaning, dependency_flag, leaning
 from indexer.lint.flags import LintFlag
@@ -50,18 +51,20 @@ def lint_sentences(
         labels: The headings down to the node (names, not statements).
     """
     out: list[LintFlag] = []
-    for i, sentence, body, sources, names, cited_ranges in _statements(sentences, text):
+    for st in _statements(sentences, text, labels):
         # Constraints are compared with the cited text in its paragraph: a condition the
         # source states in the sentence next to the cited one is not dropped.
-        spans = sentence.spans[len(names) :]
-        context = [_paragraph(text, s.char_start, s.char_end) for s in spans] or sources
-        found = linter.lint(body, context, [*labels, *names])
-        if _extracted(body, sources):
-            start = sentence.spans[len(names)].char_start
-            flag = dependency_flag(body, text, start, cited_ranges, [*labels, *names])
+        context = [_paragraph(text, a, b) for a, b in st.spans] or st.sources
+        found = linter.lint(st.body, context, st.labels)
+        if st.extracted:
+            flag = dependency_flag(
+                st.body, text, st.start, st.cited, st.labels, end=st.end, last=st.last
+            )
             if flag is not None:
                 found.append(flag)
-        out.extend(replace(f, sentence=i, source_text=_one_line(f.source_text)) for f in found)
+        out.extend(
+            replace(f, sentence=st.index, source_text=_one_line(f.source_text)) for f in found
+        )
     return out
 
 
@@ -70,20 +73,59 @@ def leanings(
 ) -> list[tuple[int, Leaning]]:
     """What each extracted sentence of a summary leans on (:func:`indexer.lint.dependency.leaning`),
     by the sentence's index: the features the dependency check is fitted on."""
-    out: list[tuple[int, Leaning]] = []
-    for i, sentence, body, sources, names, cited_ranges in _statements(sentences, text):
-        if _extracted(body, sources):
-            start = sentence.spans[len(names)].char_start
-            out.append((i, leaning(body, text, start, cited_ranges, [*labels, *names])))
-    return out
+    return [
+        (st.index, leaning(st.body, text, st.start, st.cited, st.labels, end=st.end, last=st.last))
+        for st in _statements(sentences, text, labels)
+        if st.extracted
+    ]
 
 
-_Statement = tuple[int, ResolvedSentence, str, list[str], list[str], list[tuple[int, int]]]
+@dataclass(frozen=True)
+class _Statement:
+    """A checked sentence of a summary: what it states, against what, and where.
+
+    Attributes:
+        index: Its index in the summary.
+        body: Its statement (framing and labels taken off).
+        sources: The texts its statement's spans cite.
+        spans: Those spans, as ``(start, end)`` in the document's text.
+        labels: The node's headings and the labels taken off the sentence (names).
+        cited: The ranges the whole summary cites.
+        last: Whether it is the summary's last sentence.
+    """
+
+    index: int
+    body: str
+    sources: list[str]
+    spans: list[tuple[int, int]]
+    labels: list[str]
+    cited: list[tuple[int, int]]
+    last: bool
+
+    @property
+    def extracted(self) -> bool:
+        """Whether the statement is quoted from its cited text (its words are the span's
+        words)."""
+        return (
+            bool(self.sources) and support(self.body, " ".join(self.sources)).coverage >= EXTRACTED
+        )
+
+    @property
+    def start(self) -> int:
+        """Where the quote starts in the document's text."""
+        return self.spans[0][0]
+
+    @property
+    def end(self) -> int:
+        """Where it ends: its last span's end (a quote with its markup stripped is shorter than
+        its source)."""
+        return self.spans[-1][1]
 
 
-def _statements(sentences: Sequence[ResolvedSentence], text: str) -> Iterator[_Statement]:
-    """The summary's checked sentences (not its outline lines), each with its index, its
-    statement, the cited texts, the labels taken off, and the ranges the whole summary cites."""
+def _statements(
+    sentences: Sequence[ResolvedSentence], text: str, labels: Sequence[str]
+) -> Iterator[_Statement]:
+    """The summary's checked sentences (not its outline lines)."""
     cited_ranges = [(s.char_start, s.char_end) for x in sentences for s in x.spans]
     for i, sentence in enumerate(sentences):
         if sentence.kind == "outline" or not sentence.spans:
@@ -91,12 +133,10 @@ def _statements(sentences: Sequence[ResolvedSentence], text: str) -> Iterator[_S
         cited = [text[s.char_start : s.char_end] for s in sentence.spans]
         body, sources, names = _statement(sentence.text, cited)
         if body:
-            yield i, sentence, body, sources, names, cited_ranges
-
-
-def _extracted(body: str, sources: list[str]) -> bool:
-    """Whether the statement is quoted from its cited text (its words are the span's words)."""
-    return bool(sources) and support(body, " ".join(sources)).coverage >= EXTRACTED
+            spans = [(s.char_start, s.char_end) for s in sentence.spans[len(names) :]]
+            yield _Statement(
+                i, body, sources, spans, [*labels, *names], cited_ranges, i == len(sentences) - 1
+            )
 
 
 def _statement(sentence: str, cited: list[str]) -> tuple[str, list[str], list[str]]:
@@ -105,17 +145,27 @@ def _statement(sentence: str, cited: list[str]) -> tuple[str, list[str], list[st
     body = without_frame(sentence)
     names: list[str] = []
     sources = list(cited)
-    while ": " in body and len(sources) > 1:
-        label, rest = body.split(": ", 1)
-        words = content(label)
-        # A label names what its span holds (a heading, a term), all of it; a lead-in ending in
-        # a colon or a list item's own "label:" is the statement, not a name.
-        if not words or words != content(sources[0]) or sources[0].rstrip().endswith(":"):
+    # A lead-in ending in a colon or a list item's own "label:" is the statement, not a name.
+    while len(sources) > 1 and not sources[0].rstrip().endswith(":"):
+        cut = _label_end(body, sources[0])
+        if cut is None:
             break
-        names.append(label)
+        names.append(body[:cut])
         sources = sources[1:]
-        body = rest
+        body = body[cut + 2 :]
     return body.strip(), sources, names
+
+
+def _label_end(body: str, cited: str) -> int | None:
+    """Where the "label: " that opens ``body`` ends, when the label names all its cited span
+    holds (a heading, a term), at whichever ": " it does: a heading may hold one itself
+    ("Network: none: …")."""
+    named = content(cited)
+    if not named:
+        return None
+    return next(
+        (m.start() for m in re.finditer(": ", body) if content(body[: m.start()]) == named), None
+    )
 
 
 def _paragraph(text: str, start: int, end: int) -> str:

@@ -88,9 +88,11 @@ def lead_in(text: str, start: int) -> tuple[int, int] | None:
         prev = text.rfind("\n", lo, pos - 1) + 1
         line = text[prev : pos - 1]
         if line.rstrip().endswith(":"):
-            sentences = sentence_spans(line)
+            # The lead-in's sentence may be wrapped over the lines above it.
+            para = paragraph_start(text, prev)
+            sentences = sentence_spans(text[para : pos - 1], para)
             last = sentences[-1] if sentences else None
-            return (prev + last.start, prev + last.end) if last else (prev, pos - 1)
+            return (last.start, last.end) if last else (prev, pos - 1)
         pos = prev
         if pos == 0:
             break

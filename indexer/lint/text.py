@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from indexer.summarizers.blocks import Block, blocks_of
 from indexer.summarizers.sentences import sentence_spans
 from indexer.words import PREFIX, STOP, TOKEN, content, shared, stem, words
 
@@ -20,6 +21,7 @@ __all__ = [
     "has_phrase",
     "sentences",
     "shared",
+    "source_sentences",
     "stem",
     "words",
 ]
@@ -47,6 +49,34 @@ def sentences(text: str) -> list[Span]:
     for line in text.split("\n"):
         out += [Span(p.text, p.start, p.end) for p in sentence_spans(line, pos)]
         pos += len(line) + 1
+    return out
+
+
+# Blocks whose lines are lines of prose, wrapped: their sentences run on across line breaks.
+_WRAPPED = frozenset(["paragraph", "item"])
+
+
+def source_sentences(text: str) -> list[Span]:
+    """The sentences of a source text as the summarizer reads them: a paragraph's or a list
+    item's wrapped lines joined ("will not have\naccess to any" is one sentence), code, table
+    rows and headings line by line. Each sentence's words are joined by single spaces (what a
+    summary quoting it writes); its offsets are where it lies in ``text``."""
+    out: list[Span] = []
+    for block in blocks_of(text, 0):
+        if block.kind in _WRAPPED:
+            pieces = sentence_spans(block.text, block.start)
+        else:
+            pieces = [p for line, at in _lines(block) for p in sentence_spans(line, at)]
+        out += [Span(" ".join(p.text.split()), p.start, p.end) for p in pieces]
+    return out
+
+
+def _lines(block: Block) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    at = block.start
+    for line in block.text.split("\n"):
+        out.append((line, at))
+        at += len(line) + 1
     return out
 
 
