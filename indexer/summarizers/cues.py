@@ -63,6 +63,7 @@ _BACK_ANYWHERE = re.compile(
     r"\b(?:the above|above-mentioned|aforementioned|the preceding|the previous|the former|"
     r"the latter|(?:described|mentioned|shown|listed|given|explained|defined|discussed)\s+"
     r"(?:above|earlier|previously|before)|as above|same as before|"
+    r"(?:the|this|that|these|those)\s+(?:[\w-]+\s+){0,2}above(?!\s*[\d$%])|"
     # a verb phrase's pro-form: what is done is said before
     r"(?:do|does|did|doing|done)\s+so)\b",
     re.IGNORECASE,

@@ -48,7 +48,6 @@ from indexer.summarizers.interrupted import CODE_MARK, goes_on_after, join_inter
 from indexer.summarizers.sentences import Piece, sentence_spans
 from indexer.summarizers.terms import nested, term_of, term_piece
 from indexer.tokens import count_tokens
-from indexer.words import content
 
 
 @dataclass(frozen=True)
@@ -237,7 +236,7 @@ def _paragraph(
     do this …") goes on with ``carry``, the unit ending the paragraph before, if they fit."""
     chain: list[Piece] = []
     pieces = sentence_spans(blocks[i].text, blocks[i].start)
-    after_code = bool(pieces) and _speaks_of_code(blocks, i, pieces[0])
+    after_code = _speaks_of_code(blocks, i)
     for j, piece in enumerate(pieces):
         text = piece.text
         heads_itself = j == 0 and (bool(term) or (opening and not after_code))
@@ -284,15 +283,10 @@ def _paragraph(
     return i, bool(chain) and quotable(chain[0].text)
 
 
-def _speaks_of_code(blocks: list[Block], i: int, first: Piece) -> bool:
-    """Text right after code that names what the code holds speaks of it ("We set both memory
-    and swap, so …"); a statement sharing no word with it is the text going on."""
-    before = blocks[i - 1] if i > 0 else None
-    return (
-        before is not None
-        and before.kind == "code"
-        and bool(content(first.text) & content(before.text))
-    )
+def _speaks_of_code(blocks: list[Block], i: int) -> bool:
+    """Text right after code speaks of that code ("We set both memory and swap, so …", "The
+    correct form is: …" after the incorrect one), whether or not it repeats a word of it."""
+    return i > 0 and blocks[i - 1].kind == "code"
 
 
 def _emit(out: list[Draft], chain: list[Piece], labelled: bool, term: tuple[Piece, ...]) -> None:
@@ -435,7 +429,9 @@ def listing(runs: list[tuple[int, str]]) -> Unit | None:
             elif block.kind == "item":
                 items, _ = _list_after(blocks, i)
                 kept, more = _fit_items([], items)
+                pointers = any(cross_reference(p.text) for p in items)
                 draft = Draft([], kept, more=more) if len(items) >= 2 and kept else None
+                draft = None if pointers else draft
             else:
                 continue
             if draft is not None:
