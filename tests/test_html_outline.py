@@ -414,3 +414,35 @@ def test_a_start_page_given_reads_what_its_contents_reach_not_the_documents_it_c
     # the same folder given whole: every page is read, the cited one under its citing page
     whole = _reading(folder)
     assert sorted(p.name for p in whole.pages) == ["extra.html", "index.html", "user.html"]
+
+
+def test_mkdocs_a_labelled_section_after_a_folders_index_stays_beside_it(tmp_path: Path) -> None:
+    site = tmp_path / "docs"
+    (site / "ext").mkdir(parents=True)
+    head = '<script src="search/main.js"></script>'
+    (site / "index.html").write_text(_page("Project", "<h2>Goals</h2><p>Be simple.</p>", head))
+    (site / "sitemap.html").write_text(
+        _page(
+            "Sitemap",
+            '<ul><li><a href="ext/index.html">Extensions</a></li>'
+            '<li>Bundled<ul><li><a href="ext/tables.html">Tables</a></li></ul></li>'
+            '<li><a href="ext/api.html">Extension API</a></li></ul>',
+            head,
+        )
+    )
+    (site / "ext" / "index.html").write_text(
+        _page(
+            "Extensions",
+            '<p>Bundled: <a href="tables.html">tables</a>.</p>'
+            '<p>Write your own with <a href="api.html">the API</a>.</p>',
+            head,
+        )
+    )
+    for name, title in (("tables", "Tables"), ("api", "Writing Extensions")):
+        (site / "ext" / f"{name}.html").write_text(_page(title, f"<p>About {name}.</p>", head))
+    reading = _reading(site)
+    parents = {p.name: p.parent for p in reading.pages}
+    # the nav's own section is a level its author chose: it and the pages after it stay
+    # beside the folder's index though the index cites them
+    assert parents["ext/tables.html"] != "ext/index.html" and parents["ext/api.html"] is None
+    assert _chapters(site) == ["Goals", "Extensions", "Bundled", "Writing Extensions"]
