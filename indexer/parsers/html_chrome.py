@@ -25,8 +25,9 @@ No generator's class names: every rule reads what the markup says or does.
 - **Pointers**: a link to another page standing alone between blocks, no text around it
   ("Go to the documentation of this file."): it only points elsewhere.
 - **Trailer**: the short blocks ending the page after the block holding its last heading,
-  outside it, with no heading, no sentence and no link back into the page (a footnote has one) ("Version 4.7.5 / Last updated 2023-03-23"): the page's
-  colophon, which a manual of one page cannot show by repetition.
+  outside it, with no heading, no sentence and no link back into the page (a footnote has
+  one): "Version 4.7.5 / Last updated 2023-03-23", the page's colophon, which a manual of one
+  page cannot show by repetition.
 - **Furniture**: blocks that repeat across the pages of one manual
   (:mod:`indexer.parsers.html_furniture`), given by the caller.
 """
@@ -240,11 +241,10 @@ class PageChrome:
                 self._marked.add(a)
 
     def _mark_trailer(self, root: etree._Element) -> None:
-        last = None
-        for last in root.iter(*_HEADING_TAGS):
-            pass
-        if last is None:
+        headings = list(root.iter(*_HEADING_TAGS))
+        if not headings:
             return
+        last = headings[-1]
         # the page's text ends with the block holding its last heading and its text; a
         # heading standing alone (in the body, or wrapped) has its section's text after it
         node = last
