@@ -22,6 +22,7 @@ def _manual(site: Path) -> ParsedDocument:
         title=reading.title,
         front=True,
         front_sections=reading.start_sections,
+        chapters_from=reading.chapters_from,
         furniture=reading.furniture,
     )
 
@@ -446,3 +447,32 @@ def test_mkdocs_a_labelled_section_after_a_folders_index_stays_beside_it(tmp_pat
     # beside the folder's index though the index cites them
     assert parents["ext/tables.html"] != "ext/index.html" and parents["ext/api.html"] is None
     assert _chapters(site) == ["Goals", "Extensions", "Bundled", "Writing Extensions"]
+
+
+def test_the_start_pages_sections_before_its_own_contents_list_are_front_matter(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    meta = '<meta name="generator" content="Asciidoctor 2.0.18">'
+    contents = "".join(
+        f'<li><a href="#{a}">{t}</a></li>' for a, t in (("intro", "Intro"), ("use", "Use"))
+    )
+    (site / "index.html").write_text(
+        _page(
+            "Tool",
+            '<h2 id="links">1. Related Links</h2><p>All pages are on the '
+            '<a href="guide.html">guide</a>.</p>'
+            f'<h2 id="toc">2. Table of Contents</h2><ul>{contents}</ul>'
+            '<h2 id="intro">3. Intro</h2><p>What it is.</p>'
+            '<h2 id="use">4. Use</h2><p>How to run it.</p>',
+            meta,
+        )
+    )
+    (site / "guide.html").write_text(_page("Guide", "<p>The guide.</p>", meta))
+    reading = _reading(site)
+    assert reading.chapters_from == "3. Intro"
+    chapters = _chapters(site)
+    assert chapters[:2] == ["3. Intro", "4. Use"] and "1. Related Links" not in chapters
+    # the sections left out are the front matter's text, not lost
+    assert "All pages are on the guide." in _manual(site).text
