@@ -158,6 +158,7 @@ def parse_manual(
     title: str | None = None,
     front: bool = False,
     front_sections: bool = True,
+    chapters_from: str | None = None,
     furniture: Furniture | None = None,
     reuse: Reuse | None = None,
 ) -> ParsedDocument:
@@ -170,23 +171,15 @@ def parse_manual(
             text the manual's front matter, not a chapter.
         front_sections: The start page's own sections are chapters (ahead of the other
             pages); else its whole text is the front matter.
+        chapters_from: The title of the start page's first section that is a chapter (its
+            own table of contents starts there); the sections before it are front matter.
         furniture: The blocks repeated across the manual's HTML pages, left out of their text.
         reuse: Where the pages parsed before are kept: an unchanged page is not parsed again.
 
     Raises:
         BadInputError: A page is empty, binary or corrupt (named in the message).
     """
-    parts: list[_Part] = []
-    groups: dict[str, tuple[ManualPage, int]] = {}
-    prefix = _project_prefix(pages)
-    offset = 0
-    for page in pages:
-        if page.title is not None and not page.data:
-            groups[page.name] = (page, offset)
-            continue
-        parsed = _parse_page(page, furniture, reuse)
-        parts.append(_Part(page, parsed, offset, prefix))
-        offset += len(parsed.text) + len(SEPARATOR)
+    parts, groups = _parts(pages, furniture, reuse)
     text = SEPARATOR.join(p.parsed.text for p in parts)
     front_part = parts[0] if front and parts else None
     if front_part is not None and title is None:
@@ -204,7 +197,7 @@ def parse_manual(
         section = sections.get(page.name)
         if section is None:
             if front_part is not None and page is front_part.page:
-                _graft_front(root, front_part, sections=front_sections)
+                _graft_front(root, front_part, sections=front_sections, first=chapters_from)
             continue
         parent = by_name.get(page.parent or "", root)
         parent.children.append(section)
@@ -212,6 +205,25 @@ def parse_manual(
     _close(root, len(text))
     fmt = parts[0].parsed.format if parts else "text"
     return ParsedDocument(text=text, root=root, format=fmt, page_starts=None, title=title)
+
+
+def _parts(
+    pages: list[ManualPage], furniture: Furniture | None, reuse: Reuse | None
+) -> tuple[list[_Part], dict[str, tuple[ManualPage, int]]]:
+    """The pages parsed at their offsets in the joined text, and the groups (titled entries
+    with no page) at theirs."""
+    parts: list[_Part] = []
+    groups: dict[str, tuple[ManualPage, int]] = {}
+    prefix = _project_prefix(pages)
+    offset = 0
+    for page in pages:
+        if page.title is not None and not page.data:
+            groups[page.name] = (page, offset)
+            continue
+        parsed = _parse_page(page, furniture, reuse)
+        parts.append(_Part(page, parsed, offset, prefix))
+        offset += len(parsed.text) + len(SEPARATOR)
+    return parts, groups
 
 
 def _parse_page(
@@ -286,14 +298,20 @@ def _page_section(part: _Part) -> Section:
     return section
 
 
-def _graft_front(root: Section, part: _Part, *, sections: bool) -> None:
+def _graft_front(root: Section, part: _Part, *, sections: bool, first: str | None) -> None:
     """The start page's text is the manual's own body; its sub-headings become chapters
-    (unless ``sections`` is off: then they stay in the front matter's text)."""
+    (unless ``sections`` is off: then they stay in the front matter's text), from the one
+    titled ``first`` on when the page has it."""
     parsed, off = part.parsed, part.offset
     titled = title_section(parsed.root, parsed.text) or parsed.root
     root.body_start = titled.body_start + off
-    if sections:
-        root.children.extend(_shifted(c, off, 1) for c in titled.children)
+    if not sections:
+        return
+    children = titled.children
+    titles = [" ".join((c.title or "").split()) for c in children]
+    if first is not None and first in titles:
+        children = children[titles.index(first) :]
+    root.children.extend(_shifted(c, off, 1) for c in children)
 
 
 def _close(section: Section, end: int) -> None:

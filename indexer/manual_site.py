@@ -27,6 +27,7 @@ from pathlib import Path
 from lxml import etree
 
 from indexer.errors import OverstoryError
+from indexer.manual_front import first_listed_section
 from indexer.manual_links import WORD, linked_from_chrome, place_linked, text_before
 from indexer.parsers.generators import Entry, Generator, Site, detect
 from indexer.parsers.html_chrome import PageChrome, link_share
@@ -69,6 +70,9 @@ class SiteReading:
     refused: list[tuple[str, str]] = field(default_factory=list)  # page name, reason
     furniture: Furniture = field(default_factory=Furniture)
     start_sections: bool = True  # the start page's own sections are chapters
+    # the first of them, when its own table of contents starts further down (the ones before
+    # are front matter)
+    chapters_from: str | None = None
     title: str | None = None  # the manual's title when not its start page's (a frameset's)
 
 
@@ -186,7 +190,8 @@ def _read_outline(
         refused.extend(_unreached(site, placed | set(indexes), nested, chromes))
     ordered = [SitePage(start, site.raw[start])]
     ordered.extend(_flatten(outline, site.raw, None))
-    return SiteReading(generator.name, start, ordered, refused, furniture, start_sections)
+    first = first_listed_section(pages[start], chromes[start]) if start_sections else None
+    return SiteReading(generator.name, start, ordered, refused, furniture, start_sections, first)
 
 
 def _start_sections_listed(outline: list[Entry], start: str) -> bool:

@@ -113,6 +113,7 @@ def _manual(
         title = reading.title
         front = True
         sections = reading.start_sections
+        chapters_from = reading.chapters_from
     else:
         pages = [
             ManualPage(name, read(path)) for given in paths for path, name in _manual_files(given)
@@ -121,6 +122,7 @@ def _manual(
         title = paths[0].name if len(paths) == 1 else doc_id
         front = False
         sections = True
+        chapters_from = None
     if not pages:
         raise NotFoundError(f"{doc_id}: no files of a supported type to make a manual of")
     return Source(
@@ -128,7 +130,13 @@ def _manual(
         doc_id,
         manual_revision(pages),
         lambda: _parse_reusing(
-            settings, pages, title=title, front=front, front_sections=sections, furniture=furniture
+            settings,
+            pages,
+            title=title,
+            front=front,
+            front_sections=sections,
+            chapters_from=chapters_from,
+            furniture=furniture,
         ),
     )
 

@@ -185,3 +185,25 @@ def test_a_repeated_author_credit_in_a_definition_list_is_furniture(tmp_path: Pa
     text = _text(site)
     assert "ann@example.org" not in text
     assert all(f"It resolves a {kind} identifier." in text for kind in kinds)
+
+
+def test_a_short_block_after_the_pages_text_is_its_colophon_not_text() -> None:
+    page = (
+        b'<html><body><div id="header"><h1>tool(1)</h1></div><div id="content">'
+        b"<h2>Author</h2><p>Written by Ann.</p></div>"
+        b'<div id="footnotes"><div class="footnote"><a href="#ref1">1</a>. See RFC 5905</div>'
+        b'</div><div id="footer"><div>Version 4.7.5<br>Last updated 2023-03-23 07:39:58 UTC'
+        b"</div></div></body></html>"
+    )
+    text = parse_html(page, filename="manual.html").text
+    assert "Last updated" not in text and "Version 4.7.5" not in text
+    assert "Written by Ann." in text and "See RFC 5905" in text  # a footnote links back
+
+
+def test_the_text_after_a_heading_standing_alone_is_no_colophon() -> None:
+    page = (
+        b"<html><body><h1>Tool</h1><p>Lists.</p><div><h2>Authors</h2></div><p>Ann and Bob</p>"
+        b"<p>Carl</p></body></html>"
+    )
+    text = parse_html(page, filename="manual.html").text
+    assert "Ann and Bob" in text and "Carl" in text

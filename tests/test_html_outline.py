@@ -22,6 +22,7 @@ def _manual(site: Path) -> ParsedDocument:
         title=reading.title,
         front=True,
         front_sections=reading.start_sections,
+        chapters_from=reading.chapters_from,
         furniture=reading.furniture,
     )
 
@@ -414,3 +415,64 @@ def test_a_start_page_given_reads_what_its_contents_reach_not_the_documents_it_c
     # the same folder given whole: every page is read, the cited one under its citing page
     whole = _reading(folder)
     assert sorted(p.name for p in whole.pages) == ["extra.html", "index.html", "user.html"]
+
+
+def test_mkdocs_a_labelled_section_after_a_folders_index_stays_beside_it(tmp_path: Path) -> None:
+    site = tmp_path / "docs"
+    (site / "ext").mkdir(parents=True)
+    head = '<script src="search/main.js"></script>'
+    (site / "index.html").write_text(_page("Project", "<h2>Goals</h2><p>Be simple.</p>", head))
+    (site / "sitemap.html").write_text(
+        _page(
+            "Sitemap",
+            '<ul><li><a href="ext/index.html">Extensions</a></li>'
+            '<li>Bundled<ul><li><a href="ext/tables.html">Tables</a></li></ul></li>'
+            '<li><a href="ext/api.html">Extension API</a></li></ul>',
+            head,
+        )
+    )
+    (site / "ext" / "index.html").write_text(
+        _page(
+            "Extensions",
+            '<p>Bundled: <a href="tables.html">tables</a>.</p>'
+            '<p>Write your own with <a href="api.html">the API</a>.</p>',
+            head,
+        )
+    )
+    for name, title in (("tables", "Tables"), ("api", "Writing Extensions")):
+        (site / "ext" / f"{name}.html").write_text(_page(title, f"<p>About {name}.</p>", head))
+    reading = _reading(site)
+    parents = {p.name: p.parent for p in reading.pages}
+    # the nav's own section is a level its author chose: it and the pages after it stay
+    # beside the folder's index though the index cites them
+    assert parents["ext/tables.html"] != "ext/index.html" and parents["ext/api.html"] is None
+    assert _chapters(site) == ["Goals", "Extensions", "Bundled", "Writing Extensions"]
+
+
+def test_the_start_pages_sections_before_its_own_contents_list_are_front_matter(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    meta = '<meta name="generator" content="Asciidoctor 2.0.18">'
+    contents = "".join(
+        f'<li><a href="#{a}">{t}</a></li>' for a, t in (("intro", "Intro"), ("use", "Use"))
+    )
+    (site / "index.html").write_text(
+        _page(
+            "Tool",
+            '<h2 id="links">1. Related Links</h2><p>All pages are on the '
+            '<a href="guide.html">guide</a>.</p>'
+            f'<h2 id="toc">2. Table of Contents</h2><ul>{contents}</ul>'
+            '<h2 id="intro">3. Intro</h2><p>What it is.</p>'
+            '<h2 id="use">4. Use</h2><p>How to run it.</p>',
+            meta,
+        )
+    )
+    (site / "guide.html").write_text(_page("Guide", "<p>The guide.</p>", meta))
+    reading = _reading(site)
+    assert reading.chapters_from == "3. Intro"
+    chapters = _chapters(site)
+    assert chapters[:2] == ["3. Intro", "4. Use"] and "1. Related Links" not in chapters
+    # the sections left out are the front matter's text, not lost
+    assert "All pages are on the guide." in _manual(site).text

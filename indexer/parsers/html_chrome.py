@@ -24,6 +24,10 @@ No generator's class names: every rule reads what the markup says or does.
   page's chrome to its text.
 - **Pointers**: a link to another page standing alone between blocks, no text around it
   ("Go to the documentation of this file."): it only points elsewhere.
+- **Trailer**: the short blocks ending the page after the block holding its last heading,
+  outside it, with no heading, no sentence and no link back into the page (a footnote has
+  one): "Version 4.7.5 / Last updated 2023-03-23", the page's colophon, which a manual of one
+  page cannot show by repetition.
 - **Furniture**: blocks that repeat across the pages of one manual
   (:mod:`indexer.parsers.html_furniture`), given by the caller.
 """
@@ -31,6 +35,7 @@ No generator's class names: every rule reads what the markup says or does.
 from __future__ import annotations
 
 import posixpath
+import re
 from urllib.parse import unquote
 
 from lxml import etree
@@ -56,6 +61,9 @@ _NAV_BAR_MAX_WORDS = 60
 _LINK_SHARE = 0.8  # of a contents list's text that is link text
 _CAPTION_MAX_WORDS = 5
 _LIST_PUNCTUATION = str.maketrans("", "", "»›>|•·,:;()[]-–—/")
+_TRAILER_MAX_WORDS = 25
+# a sentence ends after a word, not inside a version number or a date ("4.7.5")
+_SENTENCE_END = re.compile(r"[^\W\d][.!?](?:\s|$)")
 
 
 def _text(el: etree._Element) -> str:
@@ -115,6 +123,7 @@ class PageChrome:
         self._mark_summary_rows(root, name)
         self._mark_skip_links(root)
         self._mark_pointers(root)
+        self._mark_trailer(root)
         if furniture is not None:
             self._mark_furniture(root, furniture)
 
@@ -230,6 +239,35 @@ class PageChrome:
                 continue
             if any(isinstance(c.tag, str) and c.tag not in _INLINE for c in parent):
                 self._marked.add(a)
+
+    def _mark_trailer(self, root: etree._Element) -> None:
+        headings = list(root.iter(*_HEADING_TAGS))
+        if not headings:
+            return
+        last = headings[-1]
+        # the page's text ends with the block holding its last heading and its text; a
+        # heading standing alone (in the body, or wrapped) has its section's text after it
+        node = last
+        parent = node.getparent()
+        while parent is not None and parent.tag not in ("body", "html"):
+            node, parent = parent, parent.getparent()
+        if parent is None or _letters(_text(node)) <= _letters(_text(last)):
+            return
+        # from the page's end back, as far as the blocks are colophon-like
+        for block in reversed(list(node.itersiblings())):
+            if not isinstance(block.tag, str) or block.tag in ("script", "style"):
+                continue
+            text = _text(block)
+            words = len(text.split())
+            if not words or self.skips(block):
+                continue
+            # footnotes, which link back to where they are cited, are the page's text
+            back = any((a.get("href") or "").startswith("#") for a in block.iter("a"))
+            if words > _TRAILER_MAX_WORDS or _SENTENCE_END.search(text) or back:
+                return
+            if _holds_heading(block):
+                return
+            self._marked.add(block)
 
     def _mark_furniture(self, root: etree._Element, furniture: Furniture) -> None:
         for el in furniture.blocks(root, skips=self.skips):

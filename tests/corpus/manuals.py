@@ -246,8 +246,10 @@ HTML_MANUALS: tuple[CorpusManual, ...] = (
         manual=True,
         generator="asciidoc",
         title="The Secure Network Time Protocol (NTPsec) Distribution",
+        # the start page's own "Table of Contents" begins at "Introduction": "1. Related
+        # Links" (a sentence pointing at the site map) is front matter; then the site map's
+        # groups, in its order
         chapters=(
-            "1. Related Links",
             "3. Introduction",
             "4. Supported platforms",
             "5. The Handbook",
@@ -611,17 +613,20 @@ HELD_OUT_MANUALS: tuple[CorpusManual, ...] = (
         generator="mkdocs",
         held_out=True,
         title="Python-Markdown",
-        # the site map's order (this theme carries no navigation menu on its pages)
+        # the site map's order (this theme carries no navigation menu on its pages): its
+        # labelled section "Officially Supported Extensions" stands beside "Extensions", and
+        # the authors page, holding two sections, is "Authors" there and in its title
         chapters=(
             "Installing Python-Markdown",
             "Using Markdown as a Python Library",
             "Using Python-Markdown on the Command Line",
             "Extensions",
+            "Officially Supported Extensions",
             "Writing Extensions for Python-Markdown",
             "Test Tools",
             "Contributing to Python-Markdown",
             "Python-Markdown Change Log",
-            "Primary Authors",
+            "Authors",
         ),
         furniture=re.compile(r"Edit on GitHub|Report a Bug|Table Of Contents"),
     ),

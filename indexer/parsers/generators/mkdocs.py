@@ -43,7 +43,9 @@ def _folder_sections(site: Site, entries: list[Entry]) -> list[Entry]:
     """Nest under a folder's index page (``change_log/index.html``) the entries listed right
     after it whose pages all lie in its folder and which its text links to: MkDocs makes a
     folder's ``index.md`` the page of the folder's section, though a flat ``nav`` (or a site
-    map) lists the pages beside it. An entry its text does not cite stays beside it."""
+    map) lists the pages beside it. An entry its text does not cite stays beside it, and so
+    does a labelled section of the ``nav`` (the author's own level, not the folder's) and
+    every entry after it."""
     out: list[Entry] = []
     for entry in entries:
         entry.children = _folder_sections(site, entry.children)
@@ -56,7 +58,7 @@ def _folder_sections(site: Site, entries: list[Entry]) -> list[Entry]:
 
 
 def _heads(site: Site, head: Entry, entry: Entry) -> bool:
-    if head.page is None or posixpath.basename(head.page) != "index.html":
+    if entry.page is None or head.page is None or posixpath.basename(head.page) != "index.html":
         return False
     folder = posixpath.dirname(head.page)
     pages = {n.page for n in entry.walk() if n.page is not None}
