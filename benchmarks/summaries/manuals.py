@@ -52,6 +52,9 @@ class Manual:
 _PG = "/usr/share/doc/postgresql-doc-15/html/"
 _NTP = "/usr/share/doc/ntpsec-doc/html/"
 _CMAKE = "/usr/share/doc/cmake-data/html/manual/"
+_POSTFIX = "/usr/share/doc/postfix/html/"
+_RSYSLOG = "/usr/share/doc/rsyslog-doc/html/configuration/"
+_APACHE = "/usr/share/doc/apache2-doc/manual/en/"
 
 MANUALS: tuple[Manual, ...] = (
     Manual("bash", "bash-doc", "texinfo-html", TUNING, ("/usr/share/doc/bash/bashref.html",)),
@@ -72,6 +75,40 @@ MANUALS: tuple[Manual, ...] = (
         "markdown",
         TUNING,
         ("/usr/share/doc/docker-doc/reference/run.md.gz",),
+    ),
+    # Added to the tuning half once its first five manuals no longer showed the faults the
+    # held-out halves did: new manuals, judged and read before any rule was written on them.
+    Manual("m4", "m4-doc", "texinfo-html", TUNING, ("/usr/share/doc/m4/",), manual=True),
+    Manual(
+        "postfix",
+        "postfix-doc",
+        "html",
+        TUNING,
+        (
+            _POSTFIX + "BASIC_CONFIGURATION_README.html",
+            _POSTFIX + "STANDARD_CONFIGURATION_README.html",
+        ),
+    ),
+    Manual(
+        "fancyhdr",
+        "texlive-latex-base-doc",
+        "pdf",
+        TUNING,
+        ("/usr/share/doc/texlive-doc/latex/fancyhdr/fancyhdr.pdf",),
+    ),
+    Manual(
+        "rsyslog",
+        "rsyslog-doc",
+        "sphinx",
+        TUNING,
+        (_RSYSLOG + "templates.html", _RSYSLOG + "property_replacer.html"),
+    ),
+    Manual(
+        "apache",
+        "apache2-doc",
+        "apache-xslt",
+        TUNING,
+        (_APACHE + "caching.html", _APACHE + "env.html"),
     ),
     Manual(
         "mpfr",
