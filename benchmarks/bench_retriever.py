@@ -9,16 +9,21 @@ about 0.9), so Chroma holds 150k passage and ~70k summary vectors with the real 
 Rows are written straight into SQLite and Chroma (embedding 150k passages would take hours).
 The corpus is cached in the temp folder, keyed by the fixtures' content.
 
-Measured, each over distinct questions (the fixture questions, renumbered per copy):
+Measured, each over distinct questions (the fixture questions, renumbered per copy), with the
+query encoder the service makes from the settings (``make_embedder(settings, purpose="query")``:
+all-MiniLM-L6-v2 on ONNX Runtime by default, one intra-op thread):
 - ``floor``: encoding the query plus one raw Chroma query (the unavoidable part);
 - ``query``: the whole retriever (dense + BM25 + fusion + results with text), with reranker
   ``none``, ``offline`` (the default) and ``cross-encoder`` (MiniLM weights + untrained head);
   single client, and 8 concurrent clients (throughput). Concurrent queries share encoder passes
   (``retriever.coalesce``) as a service's concurrent requests do; the same clients are also
   measured with every query encoded alone (``query_no_reranker_unbatched``). The floor is
-  always one unbatched encode and one Chroma query per request. Every retriever is warmed
-  (``Retriever.warm``: the inner nodes of every served build read in bulk) before it is
-  measured, as the HTTP service warms its own when it starts (``warm_up_seconds``);
+  always one unbatched encode and one Chroma query per request. The floor and the query are also
+  measured with the same model on torch (``*_torch_encoder``, sentence-transformers, one torch
+  thread: what this benchmark measured before it used the service's encoder), in the same turns.
+  Every retriever is warmed (``Retriever.warm``: the inner nodes of every served build read in
+  bulk) before it is measured, as the HTTP service warms its own when it starts
+  (``warm_up_seconds``);
 - where the time goes (``stages``): every stage of the query without reranker and the floor's
   encode and vector search, timed per query, reported at p50, at p99 and over the slowest
   queries (``benchmarks.retriever_stages``), single client and 8 clients;
@@ -332,7 +337,7 @@ def _paired(fns: dict[str, Any], qs: list[str]) -> dict[str, dict[str, float]]:
     """Latency of each function on every question, alternating per question so that all of them
     see the same load (the machine is shared: a figure is only meaningful next to its floor).
     Also the calling thread's CPU time (``cpu_p50_ms``), which other processes do not inflate
-    (the encoder runs one torch thread, in the calling thread)."""
+    (the encoder runs one thread, the calling one)."""
     for q in qs[:5]:
         for fn in fns.values():
             fn(q)
@@ -435,7 +440,9 @@ def main() -> dict[str, Any]:
     load_before = os.getloadavg()[0]
     settings = Settings(store=store)
     index = Index(settings)
-    embedder = MiniLMEmbedder(threads=settings.torch_threads)
+    embedder = query_encoder(settings)
+    torch_embedder = MiniLMEmbedder(threads=settings.torch_threads)
+    result["encoder"] = {"name": embedder.name, "runtime": type(embedder).__name__}
     qs = questions(SINGLE_QUERIES + CONCURRENT_QUERIES)
     single, many = qs[:SINGLE_QUERIES], qs[SINGLE_QUERIES:]
 
@@ -462,11 +469,16 @@ def main() -> dict[str, Any]:
         lambda v: index.vectors.query(v, retriever.pipeline.dense_candidates),
     )
 
+    floor_torch = FloorTimer(
+        lambda q: torch_embedder.embed([q])[0],
+        lambda v: index.vectors.query(v, retriever.pipeline.dense_candidates),
+    )
+
     warm_seconds: list[float] = []
 
-    def made(reranker: Any, *, coalesce: bool = True) -> Retriever:
+    def made(reranker: Any, *, coalesce: bool = True, encoder: Any = embedder) -> Retriever:
         """A retriever warmed as the HTTP service warms its own when it starts."""
-        r = Retriever(index, embedder=embedder, reranker=reranker, coalesce=coalesce)
+        r = Retriever(index, embedder=encoder, reranker=reranker, coalesce=coalesce)
         warm_seconds.append(timed(r.warm)[1])
         return r
 
@@ -482,6 +494,11 @@ def main() -> dict[str, Any]:
 
     offline = run_with(CalibratedReranker())
     restricted = made(FusionOrder())
+    on_torch = made(FusionOrder(), encoder=torch_embedder)
+
+    def torch_query(q: str) -> Any:
+        return on_torch.query(on_torch.request(q, k=5))
+
     docs = [one["doc_id"]]
     result["single_client"] = _paired(
         {
@@ -491,6 +508,8 @@ def main() -> dict[str, Any]:
             "query_one_document_no_reranker": lambda q: restricted.query(
                 restricted.request(q, k=5, documents=docs)
             ),
+            "floor_torch_encoder": floor_torch,
+            "query_no_reranker_torch_encoder": torch_query,
         },
         single,
     )
@@ -506,6 +525,7 @@ def main() -> dict[str, Any]:
     for q in single:
         batches.query(batches.request(q, k=5))
         unbatched(q)
+        torch_query(q)
     batch_stages = StageTimer(batches)
     floor.queries.clear()
     result["concurrent"] = _concurrent(
@@ -514,6 +534,8 @@ def main() -> dict[str, Any]:
             "query_no_reranker": lambda q: batch_stages.query(batches.request(q, k=5)),
             "query_no_reranker_unbatched": unbatched,
             "query_offline_reranker": offline,
+            "floor_torch_encoder": floor_torch,
+            "query_no_reranker_torch_encoder": torch_query,
         },
         many,
         CLIENTS,
@@ -564,9 +586,17 @@ def main() -> dict[str, Any]:
         "max": round(max(warm_seconds), 2),
     }
     result["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
-    result["encode_threads"] = encode_threads(embedder, single)
+    result["encode_threads"] = encode_threads(torch_embedder, single)
     result["peak_rss_mb"] = round(peak_rss_mb(), 1)
     return result
+
+
+def query_encoder(settings: Any) -> Any:
+    """The query encoder a retriever of the service makes from ``settings`` (the floor and
+    the query are measured with it)."""
+    from indexer.embedding import make_embedder
+
+    return make_embedder(settings, purpose="query")
 
 
 def _publish_new_revision(index: Any, doc_id: str) -> None:
