@@ -167,7 +167,7 @@ def test_the_summaries_cache_key_changes_with_the_summarizers_code(
     from indexer.summarizers.extractive import ExtractiveSummarizer
 
     version = ExtractiveSummarizer().identity.prompt_version
-    assert version == f"extractive-v4+{fingerprint.code_fingerprint()}"
+    assert version == f"extractive-v5+{fingerprint.code_fingerprint()}"
     copy = tmp_path / "summarizers"
     shutil.copytree(Path(fingerprint.__file__).parent, copy)
     for name in ("words.py", "tokens.py"):
@@ -177,3 +177,65 @@ def test_the_summaries_cache_key_changes_with_the_summarizers_code(
     rules = copy / "cues.py"
     rules.write_text(rules.read_text() + "\n# a changed rule\n")
     assert fingerprint.code_fingerprint() != version.split("+")[1]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "back"),
+    [
+        ("If, however, the author name changed, the wrong author could appear.", True),
+        ("The answer is simple, though.", True),
+        ("The problem is which lines should be attached to diverted text.", True),
+        ("To do this, both parameters must be given.", True),
+        ("If omitted, flags defaults to aeq.", True),
+        ("In other places they will not work properly.", True),
+        ("Restart the daemon from that revision on.", True),
+        ("Keep the key in the same directory.", True),
+        ("Default it is always local, so they must be copied first.", True),
+        ("Keep the key in the same format as the certificate.", False),
+        ("Spool files are read in order, then they are deleted.", False),
+        ("The difference between the two modes is the checksum.", False),
+        ("Postfix configuration files are in /etc/postfix by default.", False),
+    ],
+)
+def test_what_points_back_inside_a_sentence(sentence: str, back: bool) -> None:
+    assert leans_back(sentence) is back
+
+
+def test_statements_about_a_listing_or_in_the_first_person_are_not_quoted() -> None:
+    text = (
+        "The gateway forwards mail for the domain to an inside machine.\n\n"
+        "Lines 3-8: Disable local mail delivery on the firewall machine.\n\n"
+        "I need the fancy style from chapter 1 on, but not before it.\n\n"
+        "Relay access is denied to every other client."
+    )
+    units = _units(text)
+    assert "The gateway forwards mail for the domain to an inside machine." in units
+    assert "Relay access is denied to every other client." in units
+    assert not any(u.startswith(("Lines", "I need")) for u in units), units
+
+
+def test_a_lead_in_that_counts_is_taken_only_with_as_many() -> None:
+    text = (
+        "Two modes are supported:\n\n- fast\n\n- safe\n\n"
+        "This document contains four parts: Part I documents the user commands.\n\n"
+        "Headers are printed on every page.\n\n"
+        "Two additional variables are always set:\n\n"
+        "REDIRECT_URL\n\n"
+        "The URL-path of the original request before the redirect."
+    )
+    units = _units(text)
+    assert not any("Two additional" in u or "four parts" in u for u in units), units
+    assert any(u.startswith("Two modes are supported:") and "safe" in u for u in units), units
+    assert "Headers are printed on every page." in units
+
+
+def test_a_numbered_step_is_not_quoted_alone() -> None:
+    text = (
+        "1. Install the package with the system's package manager.\n"
+        "2. Edit the main configuration file.\n\n"
+        "- The daemon starts at boot.\n"
+        "- The daemon logs to the journal."
+    )
+    units = _units(text)
+    assert not any(u.startswith(("Install", "Edit")) for u in units), units
+    assert "The daemon starts at boot." in units

@@ -73,6 +73,123 @@ _BACK_ANYWHERE = re.compile(
 # back, unless it names the document itself ("in this manual"); "such as" is no determiner.
 _DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|such)\s+(?!as\b|that\b)([a-z][\w-]*)", re.I)
 
+# "That" as a determiner or pronoun after a preposition ("from that revision", "at that point",
+# "before that") points back; "so that", "such that", "in that", "except that" are conjunctions
+# and "that of" stands for a noun of the same sentence. "The same …" without "as" and "the
+# other …" name something said before ("in the same directory", "the other branch").
+_ANAPHORIC = re.compile(
+    r"\b(?:of|to|from|for|with|on|at|by|into|onto|under|after|before|about|over|through|"
+    r"within|without|against|per|like)\s+that\b(?!\s+(?:of|which|is|are|was|were)\b)|"
+    r"\bthe\s+same\b(?![^.;:]*\bas\b)|\bthe\s+other\b|"
+    r"^(?:in|on|at|for|with|from|by)\s+(?:all\s+)?other\s+(?!words\b)|"
+    # a connective set off by commas inside the sentence ("If, however, …", "…, though.")
+    r",\s*(?:however|therefore|thus|hence|consequently|instead|nevertheless|nonetheless|"
+    r"moreover|furthermore|likewise|similarly|in turn|as a result|in this case|in that case|"
+    r"in addition|by contrast|in contrast|again|though|then|too)\s*[,.;]",
+    re.IGNORECASE,
+)
+
+# Nouns whose content the text before supplies ("The problem is …", "the answer is simple",
+# "the word might appear …"), unless the same phrase says what it is ("the problem of …").
+_SHELL_NOUN = re.compile(
+    r"\bthe\s+(?:problem|answer|solution|reason|idea|trick|difference|word|question|issue|"
+    r"catch|workaround|drawback|advantage|downside|benefit|point|situation|scenario)\b"
+    r"(?!\s+(?:of|with|that|to|for|between|in|here)\b)",
+    re.IGNORECASE,
+)
+# A demonstrative standing alone ("to do this,", "use that."), and a condition without its
+# subject ("If omitted, …", "When set, …"): what they speak of is said before.
+_BARE_DEMONSTRATIVE = re.compile(r"\b(?:this|these|those)\s*[,.;:)]", re.IGNORECASE)
+_ELLIPTIC_CONDITION = re.compile(
+    r"^(?:if|when|unless|once|where)\s+(?:not\s+)?(?:omitted|given|specified|set|unset|"
+    r"present|absent|missing|empty|enabled|disabled|used|supplied|provided|true|false|zero|"
+    r"non-?zero|negative|positive|defined|undefined|called|invoked)\b",
+    re.IGNORECASE,
+)
+# "They", "them", "their" with no plural noun before them in the sentence point back.
+_PLURAL_PRONOUN = re.compile(r"\b(?:they|them|their|theirs|themselves)\b", re.IGNORECASE)
+_PLURAL_NOUN = re.compile(r"\b[a-z][\w-]*[a-rt-z]s\b|\b(?:both|all|several|many|two|three)\b", re.I)
+# A statement in the first person singular is a correspondent's question or the author's aside
+# ("I need the fancy style …", "I am now retired"), not a statement of the subject.
+_FIRST_PERSON = re.compile(
+    r"(?:^|[\s,;(])(?:I\s+(?!/)|I['’](?:m|ve|d|ll)\b)|\b(?:my|me|myself)\b|^My\b"
+)
+# A lead-in that counts what it introduces ("Two variables are always set:", "four parts: …").
+_COUNTED = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+(?:[\w-]+\s+){0,2}?"
+    r"[a-z][\w-]*s\b[^:]*:",
+    re.IGNORECASE,
+)
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_NUMBERS.update({"nine": 9, "ten": 10})
+
+
+def announced(sentence: str) -> int | None:
+    """How many things a lead-in says it introduces ("Two variables are always set:"), if it
+    counts them."""
+    m = _COUNTED.search(strip_markup(sentence))
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    return int(word) if word.isdigit() else _NUMBERS[word]
+
+
+def enumerates_fewer(sentence: str) -> bool:
+    """Whether a sentence counting what follows its colon names fewer after it ("This document
+    contains four parts: Part I is …" and the other parts in the sentences after it)."""
+    count = announced(sentence)
+    if count is None:
+        return False
+    rest = strip_markup(sentence).split(":", 1)[1]
+    if not rest.strip():
+        return False  # a lead-in: taken with what follows it, or not at all
+    parts = 1 + len(re.findall(r"[,;]|\band\b|\bor\b", rest))
+    return parts < count
+
+
+_NOT_PLURAL = frozenset(
+    [
+        "is",
+        "was",
+        "has",
+        "does",
+        "this",
+        "its",
+        "thus",
+        "us",
+        "always",
+        "unless",
+        "less",
+        "yes",
+        "his",
+        "as",
+        "plus",
+        "perhaps",
+        "whereas",
+        "besides",
+        "news",
+        "process",
+        "access",
+        "class",
+        "bus",
+        "alias",
+        "status",
+    ]
+)
+
+
+def _plural_pronoun_back(s: str) -> bool:
+    m = _PLURAL_PRONOUN.search(s)
+    if m is None:
+        return False
+    before = (w.group(0).lower() for w in _PLURAL_NOUN.finditer(s[: m.start()]))
+    return all(w in _NOT_PLURAL for w in before)
+
+
+# "Lines 3-8: …", "Line 5 replaces …": a statement about the lines of a listing the summary
+# does not hold.
+_LISTING_LINES = re.compile(r"^lines?\s+\d+", re.IGNORECASE)
+
 _SELF_NOUNS = frozenset(
     ["page", "pages", "chapter", "section", "sections", "manual", "document", "guide"]
     + ["appendix", "part", "tutorial", "book", "handbook", "reference", "specification", "text"]
@@ -148,7 +265,11 @@ def points_forward(sentence: str) -> bool:
 def leans_back(sentence: str) -> bool:
     """Whether the sentence points back at something said before it."""
     s = strip_markup(sentence)
-    if _BACK_ANYWHERE.search(s) or _SUBORDINATE_PRONOUN.match(s) or _GENERIC_SUBJECT.match(s):
+    if _BACK_ANYWHERE.search(s) or _ANAPHORIC.search(s) or _SHELL_NOUN.search(s):
+        return True
+    if _BARE_DEMONSTRATIVE.search(s) or _ELLIPTIC_CONDITION.match(s) or _plural_pronoun_back(s):
+        return True
+    if _SUBORDINATE_PRONOUN.match(s) or _GENERIC_SUBJECT.match(s):
         return True
     if _SELF_REFERENCE.match(s):
         return False  # says what the document itself covers: its "this …" stays inside it
@@ -201,6 +322,8 @@ def quotable(sentence: str) -> bool:
         return False
     if s.rstrip("\"')]’” ").endswith("?"):
         return False  # a question (a menu entry, a FAQ title) states nothing
+    if _LISTING_LINES.match(s) or _FIRST_PERSON.search(s) or enumerates_fewer(s):
+        return False
     if s.count("|") >= 2 or _POINTER.match(s) or _META.search(s) or _BOILERPLATE.search(s):
         return False
     if cross_reference(s):

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from indexer.summarizers.blocks import LIST_ITEM, Block, blocks_of
+from indexer.summarizers.blocks import Block, blocks_of
 from indexer.summarizers.cues import (
+    announced,
     complete,
     cross_reference,
     is_lead_in,
@@ -35,7 +36,6 @@ from indexer.summarizers.cues import (
 )
 from indexer.summarizers.dialogue import is_content, speaker_end
 from indexer.summarizers.drafts import (
-    MAX_UNIT_TOKENS,
     Draft,
     goes_on,
     is_caption,
@@ -45,9 +45,9 @@ from indexer.summarizers.drafts import (
     table_draft,
 )
 from indexer.summarizers.interrupted import CODE_MARK, goes_on_after, join_interrupted
+from indexer.summarizers.lists import fit_items, is_step, list_after
 from indexer.summarizers.sentences import Piece, sentence_spans
 from indexer.summarizers.terms import nested, term_of, term_piece
-from indexer.tokens import count_tokens
 
 
 @dataclass(frozen=True)
@@ -212,10 +212,12 @@ def _unled_list(
     blocks: list[Block], i: int, out: list[Draft], labelled: bool, term: tuple[Piece, ...]
 ) -> int:
     """A list with no lead-in: each item whose first sentence stands alone is a unit; the
-    index after the list."""
+    index after the list. A numbered item is a step of a sequence: alone it would read as the
+    whole procedure."""
     while i < len(blocks) and blocks[i].kind == "item":
         first = _first_sentence(blocks[i])
-        if first is not None and not leans_back(first.text) and quotable(first.text):
+        step = is_step(blocks[i])
+        if first is not None and not step and not leans_back(first.text) and quotable(first.text):
             out.append(Draft([first], label=labelled, term=term))
         i += 1
     return i
@@ -313,13 +315,18 @@ def _lead_in(
         if found is None or _more_code(blocks, i + 1) or goes_on_after(blocks, i + 1):
             return None  # no code, more than one piece of it, or a sentence the code interrupts
         code, more = found
+        lines = sum(1 for line in blocks[i].text.split("\n") if line.strip())
+        if announced(chain[-1].text) not in (None, lines):
+            return None  # "Two variables are always set:" over one line: the rest is elsewhere
         return Draft(list(chain), [code], labelled, term, more=more, code=True), i
-    items, after = _list_after(blocks, i)
+    items, after = list_after(blocks, i)
     if not items or _interrupted(blocks, after) or any(points_forward(p.text) for p in items):
         return None  # a list whose steps are interleaved with code cannot be quoted whole
     if any(cross_reference(p.text) for p in items):
         return None  # a list of pointers to other pages is navigation, not content
-    kept, more = _fit_items(chain, items)
+    if announced(chain[-1].text) not in (None, len(items)):
+        return None  # the list is not what the lead-in counts: its items are elsewhere too
+    kept, more = fit_items(chain, items)
     if not kept:
         return None
     return Draft(list(chain), kept, labelled, term, more=more), after - 1
@@ -375,19 +382,6 @@ def _list_end(blocks: list[Block], i: int) -> int:
     return end
 
 
-def _fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
-    """As many whole items as fit a unit after the lead-in, and how many are left out."""
-    budget = MAX_UNIT_TOKENS - sum(count_tokens(p.text) for p in lead) - 6
-    kept: list[Piece] = []
-    for item in items:
-        cost = count_tokens(item.text) + 1
-        if cost > budget:
-            break
-        kept.append(item)
-        budget -= cost
-    return kept, len(items) - len(kept)
-
-
 def _first_sentence(block: Block) -> Piece | None:
     pieces = sentence_spans(block.text, block.start)
     return pieces[0] if pieces and complete(pieces[0].text) else None
@@ -403,20 +397,6 @@ def _dialogue_units(blocks: list[Block]) -> list[Draft]:
     return out
 
 
-def _list_after(blocks: list[Block], i: int) -> tuple[list[Piece], int]:
-    """The list items right after a lead-in (each whole), and the index after them."""
-    items: list[Piece] = []
-    while i < len(blocks) and blocks[i].kind == "item":
-        body = blocks[i].text
-        mark = LIST_ITEM.match(body)
-        lead = mark.end() if mark else 0
-        stripped = body[lead:].rstrip()
-        start = blocks[i].start + lead
-        items.append(Piece(stripped, start, start + len(stripped)))
-        i += 1
-    return items, i
-
-
 def listing(runs: list[tuple[int, str]]) -> Unit | None:
     """The first list or table of a node's own text as one unit without a lead-in (for a node
     that holds no quotable statement: its summary then shows what the list or table holds)."""
@@ -427,8 +407,8 @@ def listing(runs: list[tuple[int, str]]) -> Unit | None:
                 header = Piece("", block.start, block.start)
                 draft = table_draft(block, None, False, lead=[header])
             elif block.kind == "item":
-                items, _ = _list_after(blocks, i)
-                kept, more = _fit_items([], items)
+                items, _ = list_after(blocks, i)
+                kept, more = fit_items([], items)
                 pointers = any(cross_reference(p.text) for p in items)
                 draft = Draft([], kept, more=more) if len(items) >= 2 and kept else None
                 draft = None if pointers else draft
