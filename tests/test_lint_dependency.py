@@ -152,3 +152,45 @@ def test_an_items_lead_in_wrapped_over_lines_is_quoted_whole() -> None:
     flag = _flag(text, "Delete any section entitled Endorsements.")
     assert flag is not None and flag.rule == "dependency.item"
     assert flag.source_quote == "In addition, you must do these things in it:"
+
+
+NUMBERED = (
+    "Recovery\n\n"
+    "If the cache holds a bad object file, the easiest way of fixing it is this:\n\n"
+    "1. Build so that the bad object file ends up in the build tree.\n\n"
+    "2. Remove the bad object file from the build tree.\n\n"
+    "3. Rebuild with the recache setting on.\n"
+)
+
+
+def test_a_lead_in_followed_by_its_numbered_list_is_no_lead_in_without_it() -> None:
+    lead = "If the cache holds a bad object file, the easiest way of fixing it is this:"
+    steps = [line[3:] for line in NUMBERED.splitlines() if line[:1].isdigit()]
+    # The summary quotes the list from its first item, past the "1. " marker.
+    assert _flag(NUMBERED, lead, *steps, labels=("Recovery",)) is None
+    part = _flag(NUMBERED, lead, steps[0])
+    assert part is not None and part.rule == "dependency.partial"
+    alone = _flag(NUMBERED, lead, steps[1])
+    assert alone is not None and alone.rule == "dependency.forward"
+
+
+DEFINITIONS = (
+    "Platforms\n\n"
+    "The examples compare the procedure on two different platforms:\n\n"
+    "‘a23’\n\nAn Ultrix 4.2 platform with only static libraries.\n\n"
+    "‘burger’\n\nA NetBSD/i386 1.2 platform with shared libraries.\n\n"
+    "You can follow these examples on your own platform.\n"
+)
+
+
+def test_a_lead_in_followed_by_its_first_terms_description_is_no_lead_in_without_it() -> None:
+    lead = "The examples compare the procedure on two different platforms:"
+    first = "An Ultrix 4.2 platform with only static libraries."
+    assert _flag(DEFINITIONS, lead, first, labels=("Platforms",)) is None
+    # A command line is no term: what follows it is not the list the lead-in announces.
+    form = (
+        "Usage\n\nThe basic command takes this form:\n\n$ pump run [OPTIONS] MODE\n\n"
+        "The command must name a mode.\n\nDry runs\n\nThey check the seal only.\n"
+    )
+    flag = _flag(form, "The basic command takes this form:", "The command must name a mode.")
+    assert flag is not None and flag.rule == "dependency.forward"

@@ -80,6 +80,7 @@ _NEGATED = re.compile(
     r"\b(?:not|no|never|without|lacks?|lacking|neither|nor|cannot|refuses?|fails?)\b|n['’]t\b",
     re.IGNORECASE,
 )
+_MARKUP = re.compile(r"`|\*\*|__")
 _OUTLINE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
 _NOT_ABSOLUTE = re.compile(r"\b(?:at all|any of|if any|any more|all of the above)\b", re.I)
 
@@ -125,11 +126,11 @@ def lint_summary(
     source = [s for text in sources for s in source_sentences(text)]
     joined = "\n".join([*sources, *(_OUTLINE_NUMBER.sub("", label) for label in labels)])
     ctx = _Context(summary, source, quantities(joined), codes(joined), bare_units(joined))
-    verbatim = " ".join(joined.split())
+    verbatim = _plain(joined)
     # A sentence quoted word for word from the source is faithful by construction.
     said = [
         s for s in sentences(summary)
-        if not is_addition(s.text) and " ".join(s.text.split()) not in verbatim
+        if not is_addition(s.text) and _plain(s.text) not in verbatim
     ]  # fmt: skip
     whole = " ".join(s.text for s in sentences(summary) if not is_addition(s.text))
     decide = _Decide(decider or default_decider(), SummarySpans(whole, vectors), whole)
@@ -153,6 +154,12 @@ def lint_summary(
     order = {"condition": 0, "negation": 1, "number": 2, "absolute": 3}
     unique = {(f.kind, f.summary_text, f.summary_quote): f for f in flags}
     return sorted(unique.values(), key=lambda f: order.get(f.kind, 9))
+
+
+def _plain(text: str) -> str:
+    """``text`` as words: white space collapsed, and the inline code and bold marks a quote
+    may drop ("with `docker run --network none`" quoted as "with docker run --network none")."""
+    return " ".join(_MARKUP.sub("", text).split())
 
 
 def _restated(c: Candidate, sentence: str) -> bool:

@@ -13,7 +13,7 @@ from indexer.lint.vectors import EmbedderSentences, SentenceVectors, StaticSente
 from indexer.settings import Settings
 
 # Part of every cached flag's inputs: flags computed by another version are recomputed.
-LINT_VERSION = "spans-7"
+LINT_VERSION = "spans-8"
 
 
 class Linter:

@@ -22,6 +22,10 @@ _COVERED = 0.8
 _NEXT = 40
 _GAP = " \t\n-*•>|"
 _LABEL_WORDS = 8
+# A definition list's term: a few words on a line of their own, not a sentence, a prompt's
+# command or a heading's markup.
+_TERM_WORDS = 4
+_NOT_TERM = re.compile(r"[.!?:;,]\s*$|^\s*(?:\$|#|>)")
 _ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)]|[A-Za-z][.)]|\(\w{1,3}\))\s+")
 _FENCE = re.compile(r"^(?:```|~~~)")
 _END = re.compile(r"[.!?:;,]\s*$")
@@ -122,10 +126,47 @@ def covered(where: tuple[int, int], cited: Sequence[tuple[int, int]]) -> bool:
 
 
 def follows(text: str, end: int, cited: Sequence[tuple[int, int]]) -> bool:
-    """Whether a cited range starts right after ``end`` (past blank space and list markers)."""
+    """Whether a cited range starts right after ``end``: past blank space and a list marker
+    ("-", "1.", "(a)"), or at the description of a definition list's first term (the term on
+    a short line of its own: "‘a23’" over "An Ultrix 4.2 platform …")."""
+    return any(end <= a <= stop + 1 for a, _ in cited for stop in _first_entry(text, end))
+
+
+def _first_entry(text: str, end: int) -> tuple[int, ...]:
+    """Where what follows ``end`` starts: past blanks and an item's marker, and, when that is a
+    short term line, where its description starts."""
     rest = text[end : end + _NEXT]
-    gap = len(rest) - len(rest.lstrip(_GAP))
-    return any(end <= a <= end + gap + 1 for a, _ in cited)
+    at = end + len(rest) - len(rest.lstrip(_GAP))
+    marker = _ITEM.match(text[at : at + _NEXT])
+    if marker:
+        at += marker.end()
+    described = _description(text, at)
+    if described is None or _description(text, _next_block(text, described)) is None:
+        return (at,)  # no term over a description, or no second one: not a definition list
+    return at, described
+
+
+def _description(text: str, at: int) -> int | None:
+    """Where the description starts when a short term line ("compile", "‘a23’") starts at
+    ``at`` with a paragraph below it; else None."""
+    line_end = text.find("\n", at)
+    if line_end == -1:
+        return None
+    term = text[at:line_end]
+    if not term.strip() or len(term.split()) > _TERM_WORDS or _NOT_TERM.search(term):
+        return None
+    after = text[line_end : line_end + _NEXT]
+    start = line_end + len(after) - len(after.lstrip())
+    return start if start > line_end and text[start : start + 1].strip() else None
+
+
+def _next_block(text: str, at: int) -> int:
+    """Where the paragraph after the one holding ``at`` starts (``len(text)`` when none)."""
+    cut = text.find("\n\n", at)
+    if cut == -1:
+        return len(text)
+    rest = text[cut:]
+    return cut + len(rest) - len(rest.lstrip())
 
 
 def _items(text: str, end: int) -> list[tuple[int, int]]:
