@@ -10,7 +10,8 @@ import pytest
 
 from indexer.index import Index
 from indexer.settings import Settings
-from indexer.summarizers.base import SummaryRequest
+from indexer.summarizers.base import ChildSummary, SummaryRequest
+from indexer.summarizers.extractive import ExtractiveSummarizer
 from indexer.summarizers.support import support
 from indexer.summarizers.units import units_of
 from tests.fake_openai_server import FakeOpenAIServer
@@ -260,3 +261,21 @@ def test_query_results_and_nodes_carry_sentences_with_spans(fixtures_index: Inde
         for s in r["sentences"]:
             for span in s["spans"]:
                 assert r["char_start"] <= span["char_start"] < span["char_end"] <= r["char_end"]
+
+
+def test_a_licence_held_all_in_its_parts_rests_on_their_headings() -> None:
+    """A licence node with no heading line and no text of its own (every line sits in its
+    parts) is named, not summarized, and that sentence still has spans."""
+    parts = [
+        ChildSummary("Preamble", "The licences for most software …", heading=(0, 8)),
+        ChildSummary("TERMS AND CONDITIONS", "Definitions …", heading=(400, 420)),
+    ]
+    request = SummaryRequest(
+        "k", "section", "GNU General Public License", ["M4", "GNU General Public License"], []
+    )
+    request.children = parts
+    result = ExtractiveSummarizer().summarize_one(request)
+    assert result.sentences, result
+    assert result.sentences[0].text.endswith("not summarized.")
+    assert all(s.spans for s in result.sentences), result.sentences
+    assert result.sentences[0].spans == ((0, 8), (400, 420))

@@ -110,6 +110,10 @@ def _back_matter(request: SummaryRequest, units: list[Unit], kind: str) -> list[
     title = _bare(request.title or "")
     spans: tuple[tuple[int, int], ...] = (request.heading,) if request.heading else ()
     spans = spans or tuple((s, s + len(t)) for s, t in request.own_text()[:1])
+    # A licence whose every line sits in its parts: what it is rests on the parts' headings,
+    # else on the spans of their summaries.
+    spans = spans or tuple(c.heading for c in request.children if c.heading)
+    spans = spans or tuple(p for c in request.children for s in c.sentences for p in s.spans)
     out = [SourcedSentence(f"{title}: {kind}, {NOT_SUMMARIZED}.", spans, "outline")]
     opening = next((u for u in units if u.first and count_tokens(u.text) <= _MAX_PART_LEAD), None)
     if opening is not None:
