@@ -12,13 +12,13 @@ manual's own outline puts it, or reported with the reason.
 5. A page of the outline that only lists the pages below it is a group titled as the page
    (Doxygen's "Modules").
 6. What is left is reported: a generated index (a page that is mostly links: Texinfo's and
-   Sphinx's indexes, Doxygen's globals, a site map whose links made the outline), a page
+   Sphinx's indexes, a site map whose links made the outline; a list of terms, each linking
+   to where another page documents it: Doxygen's globals), a page
    reached only from navigation bars (search, help, "Use" pages), a page nothing links to.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,8 +27,9 @@ from pathlib import Path
 from lxml import etree
 
 from indexer.errors import OverstoryError
+from indexer.manual_contents import contents_pages_as_groups, term_index
 from indexer.manual_front import first_listed_section
-from indexer.manual_links import WORD, linked_from_chrome, place_linked, text_before
+from indexer.manual_links import linked_from_chrome, place_linked
 from indexer.parsers.generators import Entry, Generator, Site, detect
 from indexer.parsers.html_chrome import PageChrome, link_share
 from indexer.parsers.html_dom import parse_dom
@@ -40,12 +41,6 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz")
 _INDEX_LINK_SHARE = 0.6
 _INDEX_MIN_LINKS = 20
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-# A contents page says at most in a line what its list holds ("Here is a list of all
-# modules:"): a page that introduces its sections in a sentence of its own has text.
-_CONTENTS_PAGE_MAX_WORDS = 25
-_SENTENCE_END = re.compile(r"[^\W\d_]\S*?[.!?](?:\s|$)")
-# An entry of a list of pages: its link and a brief description (a short paragraph at most).
-_ENTRY_MAX_WORDS = 80
 
 
 @dataclass(frozen=True)
@@ -173,6 +168,9 @@ def _read_outline(
         for name in pages
         if name != start and (reason := _not_text(pages[name], chromes[name]))
     }
+    for name in set(pages) - set(indexes) - {start}:
+        if reason := term_index(site, name, chromes[name]):
+            indexes[name] = reason
     for name in site.contents_pages - {start}:
         indexes[name] = "the manual's site map: its lists of pages are the outline"
     outline = _without(outline, set(indexes))
@@ -182,7 +180,7 @@ def _read_outline(
     bare = _headings_only(site, outline, chromes)
     indexes.update(bare)
     outline = _without(outline, set(bare))
-    indexes.update(_contents_pages_as_groups(site, outline, chromes))
+    indexes.update(contents_pages_as_groups(site, outline, chromes))
     placed = {start} | {n.page for e in outline for n in e.walk() if n.page is not None}
     refused = list(folder_refused)
     if site.report_unreached:
@@ -282,74 +280,6 @@ def _headings_only(
         if body is not None and not _has_text(body, chromes[entry.page], headings=False):
             found[entry.page] = "only headings once its navigation and lists of links are gone"
     return found
-
-
-def _contents_pages_as_groups(
-    site: Site, outline: list[Entry], chromes: dict[str, PageChrome]
-) -> dict[str, str]:
-    """Turn each page of the outline that only lists the pages below it (a heading, a line
-    saying what the list is, the list; Doxygen's "Modules" and "Related Pages") into a group
-    titled as the page: its list is the outline, nothing of it is text. Returns the pages
-    turned, with the reason."""
-    found = {}
-    for entry in (n for e in outline for n in e.walk()):
-        if entry.page is None or not entry.children:
-            continue
-        name = entry.page
-        body = site.pages[name].find("body")
-
-        def lists_a_page(el: etree._Element, name: str = name) -> bool:
-            return _is_entry_row(site, name, el)
-
-        own = _own_text(body, chromes[name], lists_a_page) if body is not None else ""
-        if len(own.split()) > _CONTENTS_PAGE_MAX_WORDS or _SENTENCE_END.search(own):
-            continue
-        found[entry.page] = "a contents page: its list of pages is the outline below it"
-        entry.title = entry.title or _page_heading(site.pages[entry.page])
-        entry.page = None
-    return found
-
-
-def _is_entry_row(site: Site, name: str, el: etree._Element) -> bool:
-    """Whether ``el`` is an entry of a list of pages: an item or table row opened by a link
-    to another page of the manual, and at most a line describing it (Doxygen's and
-    Javadoc's brief descriptions, which the page itself opens with)."""
-    if el.tag not in ("li", "dt", "dd", "tr"):
-        return False
-    first = next((a for a in el.iter("a") if a.get("href")), None)
-    if first is None or site.resolve(name, first.get("href")) in (None, name):
-        return False
-    if WORD.search(text_before(el, first)):
-        return False
-    return len("".join(el.itertext()).split()) <= _ENTRY_MAX_WORDS
-
-
-def _own_text(
-    body: etree._Element, chrome: PageChrome, entry: Callable[[etree._Element], bool]
-) -> str:
-    """The page's text outside its headings, chrome and entries listing pages, on one line."""
-    parts: list[str] = []
-
-    def walk(el: etree._Element) -> None:
-        if not isinstance(el.tag, str) or el.tag in ("script", "style") or chrome.skips(el):
-            return
-        if entry(el):
-            return
-        if el.tag not in _HEADING_TAGS:
-            parts.append(el.text or "")
-            for child in el:
-                walk(child)
-                parts.append(child.tail or "")
-
-    walk(body)
-    return " ".join("".join(parts).split())
-
-
-def _page_heading(root: etree._Element) -> str:
-    """The page's first heading, else its ``<title>``."""
-    heading = next(root.iter(*_HEADING_TAGS), None)
-    found = heading if heading is not None else root.find(".//title")
-    return " ".join("".join(found.itertext()).split()) if found is not None else ""
 
 
 def _has_text(body: etree._Element, chrome: PageChrome, *, headings: bool = True) -> bool:

@@ -207,3 +207,20 @@ def test_the_text_after_a_heading_standing_alone_is_no_colophon() -> None:
     )
     text = parse_html(page, filename="manual.html").text
     assert "Ann and Bob" in text and "Carl" in text
+
+
+def test_a_line_of_links_to_the_pages_own_sections_is_its_contents_not_text() -> None:
+    page = (
+        b'<html><body><div class="summary"><a href="#define-members">Macros</a> &#124;\n'
+        b'<a href="#func-members">Functions</a></div><h1>widget.h File Reference</h1>'
+        b'<h2><a id="define-members"></a>Macros</h2><p>WIDGET_MAX bounds the widgets.</p>'
+        b'<h2><a id="func-members"></a>Functions</h2>'
+        b'<p>See <a href="#define-members">WIDGET_MAX</a> | <a href="#x">widget_open</a>.</p>'
+        b'<p>An <a href="#a">ipv4_address</a> or <a href="#b">ipv6_address</a></p>'
+        b"</body></html>"
+    )
+    text = parse_html(page, filename="widget_8h.html").text
+    assert "Macros | Functions" not in text and "Macros |" not in text
+    # links to its own anchors inside a sentence are text
+    assert "See WIDGET_MAX | widget_open." in text
+    assert "An ipv4_address or ipv6_address" in text

@@ -213,6 +213,20 @@ def test_html_tables_and_pre(tmp_path: Path) -> None:
     assert "SELECT a AND b\n  FROM t;   -- indented" in doc.text
 
 
+def test_html_a_declaration_set_in_table_cells_is_one_line(tmp_path: Path) -> None:
+    page = """<html><body><h1>Environment</h1><table class="memname">
+    <tr><td>int lib_set_size</td><td>(</td><td>lib_env *&#160;</td><td><em>env</em>,</td></tr>
+    <tr><td></td><td></td><td>size_t&#160;</td><td><em>size</em></td></tr>
+    <tr><td></td><td>)</td><td></td><td></td></tr></table>
+    <p>Set the size of the map.</p>
+    <table><tr><th>flag</th><th>meaning</th></tr><tr><td>(</td><td>opens a group</td></tr>
+    </table></body></html>"""
+    lines = parse_file(write(tmp_path, "env.html", page)).text.split("\n")
+    assert "int lib_set_size ( lib_env * env, size_t size )" in lines
+    # a bracket in a data table's row below its header is a value
+    assert "flag | meaning" in lines and "( | opens a group" in lines
+
+
 def test_html_lists_breaks_and_page_chrome(tmp_path: Path) -> None:
     page = """<html><body>
     <header><h1>Site banner</h1></header><nav><ul><li>Home</li></ul></nav>

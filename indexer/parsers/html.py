@@ -334,14 +334,21 @@ class _Extractor:
             if child.tag == "caption":
                 out.inline(_subtree_text(child, self.chrome, keep_whitespace=False))
                 out.flush(1)
-        for row in table.iter("tr"):
-            if _skipped(row, self.chrome):
-                continue
-            cells = [
+        rows = [
+            [
                 _subtree_text(cell, self.chrome, keep_whitespace=False)
                 for cell in row
                 if cell.tag in ("td", "th") and not _skipped(cell, self.chrome)
             ]
+            for row in table.iter("tr")
+            if not _skipped(row, self.chrome)
+        ]
+        if rows and any(c.strip() == "(" for c in rows[0]):
+            # a first row with a lone opening bracket in a cell of its own splits one line of
+            # code (Doxygen's declarations set each parameter in its own cells): no data
+            # table, the line is read whole
+            rows = [[" ".join(c for cells in rows for c in cells if c.strip())]]
+        for cells in rows:
             if any(cells):
                 out.inline(" | ".join(cells))
                 out.flush(1)
@@ -352,7 +359,8 @@ def parse_html(data: bytes, *, filename: str, furniture: Furniture | None = None
     """Parse an HTML file.
 
     The text is built by walking the DOM: block elements on their own lines (blank line
-    between paragraphs), ``pre`` verbatim, table rows as ``cell | cell`` lines, list items with
+    between paragraphs), ``pre`` verbatim, table rows as ``cell | cell`` lines (a declaration
+    set in cells, its first row holding a lone ``(``, as one line), list items with
     ``- `` or ``N. `` markers. Scripts, styles and page chrome (:mod:`indexer.parsers.html_chrome`:
     navigation, contents lists, the manual's repeated blocks) are dropped. ``h1``–``h6`` become
     sections, except admonition titles ("Note", or any heading inside a ``note``/``warning``/…

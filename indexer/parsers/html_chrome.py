@@ -11,7 +11,8 @@ No generator's class names: every rule reads what the markup says or does.
 - **Contents lists**: a list whose text is almost all link text, the links leading into the
   manual (its pages, or anchors of this page): a per-page table of contents, a Texinfo menu,
   a Sphinx toctree, breadcrumbs, "Related Links". A short caption that only titles the list
-  ("Table of Contents") goes with it.
+  ("Table of Contents") goes with it. A line of links to the page's own sections, set apart
+  by separators, is such a list written inline (Doxygen's "Data Structures | Macros").
 - **Summary rows**: a table row whose links all lead into the manual, one of them to a section
   further on in the same page (a member summary: Doxygen's and Javadoc's declaration and first
   sentence of each member, which the member's own section gives again; the types it names
@@ -53,6 +54,8 @@ _NAV_RELS = frozenset(
 # generator needs a name added here.
 _CHROME_CLASSES = frozenset({"navheader", "navfooter"})
 _LISTS = ("ul", "ol", "dl")
+_LINE_BLOCKS = ("p", "div")
+_SEPARATORS = " \t\r\n\xa0|•·/"
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _INLINE = frozenset({"a", "span", "b", "i", "em", "strong", "code", "tt", "small", "kbd", "var"})
 # A navigation bar is short: Texinfo's "Next: …, Previous: …, Up: …" is about 10 words;
@@ -173,6 +176,9 @@ class PageChrome:
                 continue
             if _is_contents_list(lst):
                 self._marked.add(_with_caption(lst))
+        for block in root.iter(*_LINE_BLOCKS):
+            if _is_contents_line(block):
+                self._marked.add(block)
 
     def _mark_summary_rows(self, root: etree._Element, name: str) -> None:
         anchors: dict[str, int] = {}
@@ -327,6 +333,22 @@ def _is_contents_list(lst: etree._Element) -> bool:
     if sum(is_internal(a.get("href") or "") for a in links) < 0.9 * len(links):
         return False
     return link_share(lst) >= _LINK_SHARE
+
+
+def _is_contents_line(block: etree._Element) -> bool:
+    """A page's table of contents written as one line of links to its own sections, set apart
+    by separators ("Data Structures | Macros | Functions" atop Doxygen's pages)."""
+    if any(isinstance(c.tag, str) and c.tag not in _INLINE for c in block):
+        return False
+    links = [a for a in block.iter("a") if a.get("href") is not None]
+    hrefs = [a.get("href") or "" for a in links]
+    if len(links) < 2 or not all(h.startswith("#") and len(h) > 1 for h in hrefs):
+        return False
+    between = _text(block)
+    for a in links:
+        between = between.replace(_text(a), " ", 1)
+    # only separators between the links: "dig(1), named(8)." is a sentence citing them
+    return len(_text(block).split()) <= _NAV_BAR_MAX_WORDS and not between.strip(_SEPARATORS)
 
 
 def _with_caption(lst: etree._Element) -> etree._Element:
