@@ -4,9 +4,9 @@ A chatbot wants the context that fits its prompt, not a ranked list to pack itse
 retriever's ranking (the mix, with its reading of the question) decides what the context is for:
 a global question (the intent step reads it as asking for a section or the document) gets the
 summary of the node it asks about, the other summaries of the top ranks, the summaries of that
-node's child sections, the next few ranked summaries (a hedge: the best summary is not always
-the part asked about, and a summary covers more of a part per token than a passage), then the
-ranked passages under the node, then the rest of the ranking in rank order, and only then the
+node's child sections, the next :data:`LATER` ranked summaries (none as tuned: the share of the
+budget in the ranking's order, below, does that hedge now), then the ranked passages under the
+node, then the rest of the ranking in rank order, and only then the
 passages under the node that the ranking did not find but that best match the question; a
 specific question gets its best passages in rank order (with ``FOLLOW``, the best ones bring the
 passage after them; read without confidence, the summaries of the top ranks come third). Nodes
@@ -61,7 +61,7 @@ FOLLOW = 0  # specific: the best passages that bring the passage after them
 SUMMARIES = 3  # global: the summaries of the top ranks taken (the best one first)
 TOP = 5  # global: the ranks those summaries must be in
 CHILDREN = 8  # global: the summaries of the best summary's child sections taken after them
-LATER = 3  # global: the summaries ranked below the top ranks, taken after those children
+LATER = 0  # global: the summaries ranked below the top ranks, taken after those children
 UNSURE = 0.8  # specific: below this probability of the reading, the top summaries come third
 RANKED = 0.3  # global: the share of the budget taken in the ranking's order
 HEADER = 20  # tokens a piece's header line takes, about
