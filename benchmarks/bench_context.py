@@ -1,11 +1,14 @@
 """The budgeted context against DOS RAG and top-k packing: how much of the gold evidence fits.
 
 Corpus and questions: the real manuals of :data:`benchmarks.corpora.REALDOCS` (ingested with
-the defaults) and ``benchmarks/questions/realdocs/*.jsonl``. The context's choices (how many
-of the best passages bring the passage after them; how many top-ranked summaries, child
-section summaries and further ranked summaries a global question takes) are compared on the
-tuning half only (``tune``, the context alone); both halves then run every system with the
-tuning half's choice (``tuned``; the library ships it, ``shipped``): ``tuning`` and ``heldout``.
+the defaults) and ``benchmarks/questions/realdocs/*.jsonl``, plus, on the tuning half only,
+``benchmarks/questions/realdocs-sections/*.jsonl`` (section questions written for the
+context's choices, all marked ``tune``; the mix's benchmarks and training do not read them).
+The context's choices (how many of the best passages bring the passage after them; how many
+top-ranked summaries, child section summaries and further ranked summaries a global question
+takes) are compared on the tuning half only (``tune``, the context alone); both halves then
+run every system with the tuning half's choice (``tuned``; the library ships it, ``shipped``):
+``tuning`` and ``heldout``.
 
 Systems, each filling the same budget (tokens of the whole prompt text, header lines included,
 counted with the default ``minilm`` tokenizer):
@@ -26,6 +29,12 @@ Evidence share of one context:
   summary sentence whose source span does (a summary counts for the sections its kept
   sentences come from, not for everything below its node; a sentence that only says no
   sentence of its node could be quoted holds none of its text and counts for nothing).
+
+``misread``: a wrong reading is what the tuning half's own readings hardly show (one section
+question of 65 read as asking for the document), so the share of the budget that a global
+context takes in the ranking's order (``RANKED``) is compared on the tuning half's section
+questions with the reading forced to ``document`` for both the context and top-k packing,
+with that share off and as shipped.
 
 ``python -m benchmarks.run context``.
 """
@@ -75,11 +84,15 @@ class Held:
     spans: tuple[tuple[int, int], ...]
 
 
+SECTIONS = QUESTIONS.parent / "realdocs-sections"
+
+
 def _questions(split: str) -> list[Any]:
     from retriever.evaluation import load_questions
 
     out = []
-    for path in sorted(QUESTIONS.glob("*.jsonl")):
+    paths = sorted(QUESTIONS.glob("*.jsonl")) + sorted(SECTIONS.glob("*.jsonl"))
+    for path in paths:
         out += [q for q in load_questions(path) if q.split == split]
     return out
 
@@ -171,18 +184,22 @@ def _packed(
     return out
 
 
-def _contexts(retriever: Any, q: Any, snapshot: Any) -> dict[str, Callable[[int], list[Held]]]:
-    """Each system's context of a question at a budget (rankings computed once)."""
+def _contexts(
+    retriever: Any, q: Any, snapshot: Any, intent: str = "auto"
+) -> dict[str, Callable[[int], list[Held]]]:
+    """Each system's context of a question at a budget (rankings computed once); ``intent``
+    forces the reading of the context and of top-k packing's ranking."""
     from retriever.context import ContextRequest, Plan, counter, fill, plan
     from retriever.retriever import FLAT
 
     count = counter("minilm")
-    ours = plan(retriever, ContextRequest(query=q.question, documents=q.documents))
+    asked = ContextRequest(query=q.question, documents=q.documents, intent=intent)
+    ours = plan(retriever, asked)
     vector = retriever.encode(q.question)
     flat = retriever.request(q.question, k=30, kinds=["passage"], documents=q.documents)
     dense = [c.node for c in retriever.rank(flat, vector, snapshot, pipeline=FLAT).candidates]
     dos = Plan(q.question, "passage", "specific", tuple(dense), snapshot)
-    today = retriever.request(q.question, k=30, documents=q.documents)
+    today = retriever.request(q.question, k=30, documents=q.documents, intent=intent)
     ranked = retriever.rank(today, vector, snapshot, pipeline=retriever.pipeline).candidates
     mixed = [c.node for c in ranked]
 
@@ -202,7 +219,12 @@ def _contexts(retriever: Any, q: Any, snapshot: Any) -> dict[str, Callable[[int]
 
 
 def _run(
-    retriever: Any, questions: list[Any], *, knobs: dict[str, float], systems: Sequence[str]
+    retriever: Any,
+    questions: list[Any],
+    *,
+    knobs: dict[str, float],
+    systems: Sequence[str],
+    intent: str = "auto",
 ) -> dict[str, Any]:
     """Evidence shares per system, budget and question kind (and intent), with ``knobs`` set."""
     import retriever.context as context_module
@@ -222,7 +244,7 @@ def _run(
                 continue
             gold, units = found
             groups = (q.kind, scorer.evaluation.intent_of(q, gold))
-            for system, at in _contexts(retriever, q, snapshot).items():
+            for system, at in _contexts(retriever, q, snapshot, intent).items():
                 if system not in systems:
                     continue
                 for budget in BUDGETS:
@@ -254,6 +276,25 @@ def _tuned(tune: list[dict[str, Any]]) -> dict[str, float]:
     return out
 
 
+def _misread(retriever: Any, questions: list[Any], knobs: dict[str, float]) -> dict[str, Any]:
+    """The tuning half's section questions read as asking for the document: the context with
+    no share of its budget in the ranking's order and with the shipped share, and top-k."""
+    import retriever.context as context_module
+
+    sections = [q for q in questions if q.intent == "section"]
+    out: dict[str, Any] = {"intent": "document", "questions": "tuning half, section"}
+    for share in (0.0, context_module.RANKED):
+        result = _run(
+            retriever,
+            sections,
+            knobs={**knobs, "RANKED": share},
+            systems=("context", "topk"),
+            intent="document",
+        )
+        out[f"RANKED={share}"] = {b: result["global"][str(b)] for b in BUDGETS}
+    return out
+
+
 def main() -> dict[str, Any]:
     """Tune on the tuning half, then score both halves with the tuned knobs, every system."""
     import retriever.context as context_module
@@ -269,6 +310,7 @@ def main() -> dict[str, Any]:
     knobs = _tuned(tune)
     tuning = _run(retriever, questions, knobs=knobs, systems=SYSTEMS)
     heldout = _run(retriever, _questions("heldout"), knobs=knobs, systems=SYSTEMS)
+    misread = _misread(retriever, questions, knobs)
     return {
         "budgets": list(BUDGETS),
         "tokenizer": "minilm",
@@ -278,5 +320,6 @@ def main() -> dict[str, Any]:
         "heldout": heldout,
         "tuning": tuning,
         "tune": [{"knobs": v, **r} for v, r in zip(VARIANTS, tune, strict=True)],
+        "misread": misread,
         "seconds": round(time.perf_counter() - started, 1),
     }

@@ -4,14 +4,21 @@ A chatbot wants the context that fits its prompt, not a ranked list to pack itse
 retriever's ranking (the mix, with its reading of the question) decides what the context is for:
 a global question (the intent step reads it as asking for a section or the document) gets the
 summary of the node it asks about, the other summaries of the top ranks, the summaries of that
-node's child sections, the next few ranked summaries (a hedge: the best summary is not always
-the part asked about, and a summary covers more of a part per token than a passage), then the
-ranked passages under the node, then the rest of the ranking in rank order, and only then the
+node's child sections, the next :data:`LATER` ranked summaries (none as tuned: the share of the
+budget in the ranking's order, below, does that hedge now), then the ranked passages under the
+node, then the rest of the ranking in rank order, and only then the
 passages under the node that the ranking did not find but that best match the question; a
 specific question gets its best passages in rank order (with ``FOLLOW``, the best ones bring the
 passage after them; read without confidence, the summaries of the top ranks come third). Nodes
 are taken best first while the assembled context fits the budget; what does not fit is skipped
 for what does, and a summary too long for what is left keeps its first sentences.
+
+A reading can be wrong, and a global one that is wrong spends its budget on the wrong part: a
+section question read as asking about the whole document opens with the summaries of the
+document's chapters, and the section asked about, ranked a few places lower, no longer fits,
+while top-k packing, which follows the ranking, still reaches it. So a share of the budget
+(:data:`RANKED`) follows the ranking's order: a global context takes its nodes alternately from
+its own order and from the ranking, from whichever has had less than its share of the tokens.
 :mod:`retriever.context_pieces` assembles the pieces: no text twice, reading order, a citation
 number for each. The constants were compared on the tuning half of the real-manual questions
 (``benchmarks/bench_context.py``).
@@ -54,8 +61,10 @@ FOLLOW = 0  # specific: the best passages that bring the passage after them
 SUMMARIES = 3  # global: the summaries of the top ranks taken (the best one first)
 TOP = 5  # global: the ranks those summaries must be in
 CHILDREN = 8  # global: the summaries of the best summary's child sections taken after them
-LATER = 3  # global: the summaries ranked below the top ranks, taken after those children
+LATER = 0  # global: the summaries ranked below the top ranks, taken after those children
 UNSURE = 0.8  # specific: below this probability of the reading, the top summaries come third
+RANKED = 0.3  # global: the share of the budget taken in the ranking's order
+HEADER = 20  # tokens a piece's header line takes, about
 FULL = 24  # tokens left under which no piece fits (a header line alone takes about 20)
 
 
@@ -170,13 +179,17 @@ def _tiktoken():  # type: ignore[no-untyped-def]
 
 @dataclass(frozen=True)
 class Plan:
-    """What a context may hold, best first, before the budget: the nodes and the reading."""
+    """What a context may hold, best first, before the budget: the nodes and the reading.
+
+    ``ranked`` is the retriever's ranking (a global plan's; empty for a specific one), of which
+    the context takes :data:`RANKED` of its budget in rank order."""
 
     query: str
     intent: str
     mode: Literal["global", "specific"]
     wanted: tuple[NodeRecord, ...]
     snapshot: Snapshot
+    ranked: tuple[NodeRecord, ...] = ()
 
 
 def build_context(retriever: Retriever, request: ContextRequest) -> Context:
@@ -220,7 +233,7 @@ def plan(retriever: Retriever, request: ContextRequest) -> Plan:
             wanted[min(2, len(wanted)) : min(2, len(wanted))] = tops
         return Plan(query.query, label, "specific", tuple(wanted), snapshot)
     wanted = global_order(retriever, ranked, vector)
-    return Plan(query.query, label, "global", tuple(wanted), snapshot)
+    return Plan(query.query, label, "global", tuple(wanted), snapshot, tuple(ranked))
 
 
 def global_order(
@@ -291,7 +304,12 @@ def _next_passage(retriever: Retriever, passage: NodeRecord) -> list[NodeRecord]
 def fill(retriever: Retriever, planned: Plan, request: ContextRequest) -> Context:
     """Take the planned nodes best first while the assembled context fits the budget."""
     count = lru_cache(maxsize=8192)(counter(request.tokenizer))
-    items = _chosen(retriever, _unique(planned.wanted), planned.snapshot)
+    items = _chosen(retriever, _unique([*planned.wanted, *planned.ranked]), planned.snapshot)
+    if planned.ranked:
+        by_id = {c.node.node_id: c for c in items}
+        ours = [by_id[n.node_id] for n in planned.wanted if n.node_id in by_id]
+        theirs = [by_id[n.node_id] for n in planned.ranked if n.node_id in by_id]
+        items = alternate(ours, theirs, count, RANKED)
     taken: list[Chosen] = []
     pieces: list[ContextPiece] = []
     for item in items:
@@ -321,6 +339,28 @@ def fill(retriever: Retriever, planned: Plan, request: ContextRequest) -> Contex
         pieces=tuple(pieces),
         text=text,
     )
+
+
+def alternate(
+    ours: Sequence[Chosen], ranked: Sequence[Chosen], count: Callable[[str], int], share: float
+) -> list[Chosen]:
+    """Both orders in one, each node once: the next node comes from the ranking while it has
+    had less than ``share`` of the tokens taken so far (texts and a header line each), else
+    from ``ours``; either order goes on alone once the other is spent."""
+    queues = (list(ours), list(ranked))
+    spent = [0, 0]
+    seen: set[str] = set()
+    out: list[Chosen] = []
+    while queues[0] or queues[1]:
+        behind = spent[1] * (1 - share) < spent[0] * share
+        side = 1 if queues[1] and (behind or not queues[0]) else 0
+        item = queues[side].pop(0)
+        if item.node.node_id in seen:
+            continue
+        seen.add(item.node.node_id)
+        out.append(item)
+        spent[side] += count(item.text) + HEADER
+    return out
 
 
 def _touches(item: Chosen, taken: Sequence[Chosen]) -> bool:
@@ -385,4 +425,13 @@ def _chosen(retriever: Retriever, nodes: list[NodeRecord], snapshot: Snapshot) -
     return out
 
 
-__all__ = ["Context", "ContextPiece", "ContextRequest", "Plan", "build_context", "fill", "plan"]
+__all__ = [
+    "Context",
+    "ContextPiece",
+    "ContextRequest",
+    "Plan",
+    "alternate",
+    "build_context",
+    "fill",
+    "plan",
+]

@@ -27,7 +27,17 @@ from indexer.validation import validated
 from overstory.integrations import HttpSource, LocalSource
 from overstory.integrations.langchain import OverstoryRetriever as LangChainRetriever
 from overstory.integrations.llama_index import OverstoryRetriever as LlamaIndexRetriever
-from retriever.context import SUMMARIES, TOP, ContextRequest, _fitting, build_context, plan
+from retriever.context import (
+    HEADER,
+    RANKED,
+    SUMMARIES,
+    TOP,
+    ContextRequest,
+    _fitting,
+    alternate,
+    build_context,
+    plan,
+)
 from retriever.context_pieces import Chosen, drafts, finish, render
 from tests.http_support import BIN, FIXTURES, Service, ThreadServer, mcp_http_client, served
 
@@ -152,6 +162,26 @@ def test_a_summary_too_long_keeps_its_first_sentences() -> None:
     assert fitted is not None
     assert fitted[1][0].text == "Alpha one. Beta two."
     assert _fitting([], summary, _words, budget=header) is None
+
+
+def _sized(node_id: str, words: int) -> Chosen:
+    return Chosen(_node(node_id, 0, 10, level="section"), DOC, " ".join(["word"] * words))
+
+
+def test_a_share_of_the_budget_follows_the_ranking() -> None:
+    # the reading's order opens with three long summaries; the ranking has a short one second
+    ours = [_sized("head", 200), _sized("child1", 200), _sized("child2", 200)]
+    ranked = [ours[0], _sized("ranked", 30), ours[1]]
+    merged = [c.node.node_id for c in alternate(ours, ranked, _words, RANKED)]
+    assert merged == ["head", "ranked", "child1", "child2"]  # each once, the ranked one early
+    # without a share the ranked one would come last, after 600 words of the reading's order
+    alone = [c.node.node_id for c in alternate(ours, ranked, _words, 0.0)]
+    assert alone == ["head", "child1", "child2", "ranked"]
+    # once the ranking has had more than its share, the reading's order catches up first
+    long_rank = [ours[0], _sized("long", 400), _sized("next", 10)]
+    merged = [c.node.node_id for c in alternate(ours, long_rank, _words, RANKED)]
+    assert merged == ["head", "long", "child1", "child2", "next"]
+    assert (400 + HEADER) * (1 - RANKED) > (600 + 3 * HEADER) * RANKED  # what that relies on
 
 
 def test_request_limits() -> None:
