@@ -224,3 +224,28 @@ def test_a_line_of_links_to_the_pages_own_sections_is_its_contents_not_text() ->
     # links to its own anchors inside a sentence are text
     assert "See WIDGET_MAX | widget_open." in text
     assert "An ipv4_address or ipv6_address" in text
+
+
+def test_a_line_of_links_with_only_separators_is_navigation_wherever_they_lead() -> None:
+    page = (
+        b'<html><body><p class="menu"><a href="./mod/index.html">Modules</a> |'
+        b' <a href="./mod/quickreference.html">Directives</a> |'
+        b' <a href="https://example.org/faq">FAQ</a> | <a href="./glossary.html">Glossary</a></p>'
+        b'<div id="path"><a href="https://example.org/">Example</a> &gt;'
+        b' <a href="https://example.org/server/">Server</a> &gt;'
+        b' <a href="./index.html">Version 2.4</a></div>'
+        b"<h1>Environment Variables</h1>"
+        b'<p><span>Available Languages: </span><a href="../en/env.html">&#160;en&#160;</a> |'
+        b' <a href="../fr/env.html">&#160;fr&#160;</a> |'
+        b' <a href="../ja/env.html">&#160;ja&#160;</a></p>'
+        b"<p>There are two kinds of environment variables.</p>"
+        b'<p>Set them with <a href="a.html">SetEnv</a>, <a href="b.html">PassEnv</a> and'
+        b' <a href="c.html">UnsetEnv</a>.</p>'
+        b"</body></html>"
+    )
+    text = parse_html(page, filename="env.html").text
+    for chrome in ("Modules", "Glossary", "Server", "Version 2.4", "Available Languages"):
+        assert chrome not in text, text
+    assert "There are two kinds of environment variables." in text
+    # links set in a sentence are its words, however many
+    assert "Set them with SetEnv, PassEnv and UnsetEnv." in text

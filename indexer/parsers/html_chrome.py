@@ -177,7 +177,7 @@ class PageChrome:
             if _is_contents_list(lst):
                 self._marked.add(_with_caption(lst))
         for block in root.iter(*_LINE_BLOCKS):
-            if _is_contents_line(block):
+            if _is_contents_line(block) or _is_link_line(block):
                 self._marked.add(block)
 
     def _mark_summary_rows(self, root: etree._Element, name: str) -> None:
@@ -333,6 +333,28 @@ def _is_contents_list(lst: etree._Element) -> bool:
     if sum(is_internal(a.get("href") or "") for a in links) < 0.9 * len(links):
         return False
     return link_share(lst) >= _LINK_SHARE
+
+
+def _is_link_line(block: etree._Element) -> bool:
+    """A line of three or more links with only separators between them, after at most a short
+    label: a menu bar, breadcrumbs or a language chooser ("Modules | Directives | FAQ",
+    "Apache > HTTP Server > Documentation", "Available Languages: en | fr | ja"), wherever the
+    links lead. Prose between links ("see a, b and c") makes it a sentence."""
+    if any(isinstance(c.tag, str) and c.tag not in _INLINE for c in block):
+        return False
+    links = [a for a in block.iter("a") if a.get("href") is not None]
+    if len(links) < 3 or len(_text(block).split()) > _NAV_BAR_MAX_WORDS:
+        return False
+    between = _text(block)
+    for a in links:
+        between = between.replace(_text(a), " ", 1)
+    between = _LINE_LABEL.sub("", between.strip(), count=1)
+    marks = "|•·/><»›"
+    # links set apart by spaces alone are a list of entries (an index's letters, its terms)
+    return any(c in marks for c in between) and not between.strip(_SEPARATORS + marks)
+
+
+_LINE_LABEL = re.compile(r"^[\w ]{1,30}:")
 
 
 def _is_contents_line(block: etree._Element) -> bool:
