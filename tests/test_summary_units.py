@@ -239,3 +239,8 @@ def test_a_numbered_step_is_not_quoted_alone() -> None:
     units = _units(text)
     assert not any(u.startswith(("Install", "Edit")) for u in units), units
     assert "The daemon starts at boot." in units
+
+
+def test_a_quantity_before_a_colon_is_no_count_of_what_follows() -> None:
+    text = "Error code E-17 means motor power below 30 % of rated for 20 seconds: the pump ran dry."
+    assert _units(text) == [text]

@@ -114,9 +114,10 @@ _PLURAL_NOUN = re.compile(r"\b[a-z][\w-]*[a-rt-z]s\b|\b(?:both|all|several|many|
 _FIRST_PERSON = re.compile(
     r"(?:^|[\s,;(])(?:I\s+(?!/)|I['’](?:m|ve|d|ll)\b)|\b(?:my|me|myself)\b|^My\b"
 )
-# A lead-in that counts what it introduces ("Two variables are always set:", "four parts: …").
+# A lead-in that counts what it introduces ("Two variables are always set:", "four parts: …"),
+# in words as prose counts things; a figure is a quantity ("for 20 seconds: the pump ran dry").
 _COUNTED = re.compile(
-    r"\b(two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+(?:[\w-]+\s+){0,2}?"
+    r"\b(two|three|four|five|six|seven|eight|nine|ten)\s+(?:[\w-]+\s+){0,2}?"
     r"[a-z][\w-]*s\b[^:]*:",
     re.IGNORECASE,
 )
@@ -130,8 +131,7 @@ def announced(sentence: str) -> int | None:
     m = _COUNTED.search(strip_markup(sentence))
     if m is None:
         return None
-    word = m.group(1).lower()
-    return int(word) if word.isdigit() else _NUMBERS[word]
+    return _NUMBERS[m.group(1).lower()]
 
 
 def enumerates_fewer(sentence: str) -> bool:
