@@ -345,13 +345,18 @@ def _is_link_line(block: etree._Element) -> bool:
     links = [a for a in block.iter("a") if a.get("href") is not None]
     if len(links) < 3 or len(_text(block).split()) > _NAV_BAR_MAX_WORDS:
         return False
-    between = _text(block)
-    for a in links:
-        between = between.replace(_text(a), " ", 1)
-    between = _LINE_LABEL.sub("", between.strip(), count=1)
+    between = _LINE_LABEL.sub("", _between_links(block, links).strip(), count=1)
     marks = "|•·/><»›"
     # links set apart by spaces alone are a list of entries (an index's letters, its terms)
     return any(c in marks for c in between) and not between.strip(_SEPARATORS + marks)
+
+
+def _between_links(block: etree._Element, links: list[etree._Element]) -> str:
+    """The block's text with each link's text taken out: what sets the links apart."""
+    between = _text(block)
+    for a in links:
+        between = between.replace(_text(a), " ", 1)
+    return between
 
 
 _LINE_LABEL = re.compile(r"^[\w ]{1,30}:")
@@ -366,9 +371,7 @@ def _is_contents_line(block: etree._Element) -> bool:
     hrefs = [a.get("href") or "" for a in links]
     if len(links) < 2 or not all(h.startswith("#") and len(h) > 1 for h in hrefs):
         return False
-    between = _text(block)
-    for a in links:
-        between = between.replace(_text(a), " ", 1)
+    between = _between_links(block, links)
     # only separators between the links: "dig(1), named(8)." is a sentence citing them
     return len(_text(block).split()) <= _NAV_BAR_MAX_WORDS and not between.strip(_SEPARATORS)
 
