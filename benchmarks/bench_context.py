@@ -30,8 +30,8 @@ Evidence share of one context:
   sentences come from, not for everything below its node; a sentence that only says no
   sentence of its node could be quoted holds none of its text and counts for nothing).
 
-``misread``: a wrong reading is what the tuning half's own readings hardly show (one section
-question of 65 read as asking for the document), so the share of the budget that a global
+``misread``: a wrong reading is what the tuning half's own readings hardly show (three section
+questions of 81 read as asking for the document), so the share of the budget that a global
 context takes in the ranking's order (``RANKED``) is compared on the tuning half's section
 questions with the reading forced to ``document`` for both the context and top-k packing,
 with that share off and as shipped.
