@@ -30,17 +30,21 @@ Evidence share of one context:
   sentences come from, not for everything below its node; a sentence that only says no
   sentence of its node could be quoted holds none of its text and counts for nothing).
 
-``misread``: a wrong reading is what the tuning half's own readings hardly show (one section
-question of 65 read as asking for the document), so the share of the budget that a global
+``misread``: a wrong reading is what the tuning half's own readings hardly show (three section
+questions of 81 read as asking for the document), so the share of the budget that a global
 context takes in the ranking's order (``RANKED``) is compared on the tuning half's section
 questions with the reading forced to ``document`` for both the context and top-k packing,
 with that share off and as shipped.
 
-``python -m benchmarks.run context``.
+``python -m benchmarks.run context``; with ``CONTEXT_DUMP`` set to a file name, the tuned run of
+the tuning half also writes each question's shares there (JSON lines: id, kind, intent, the
+reading, and the share of each system at each budget), to study where the context loses.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -186,9 +190,10 @@ def _packed(
 
 def _contexts(
     retriever: Any, q: Any, snapshot: Any, intent: str = "auto"
-) -> dict[str, Callable[[int], list[Held]]]:
-    """Each system's context of a question at a budget (rankings computed once); ``intent``
-    forces the reading of the context and of top-k packing's ranking."""
+) -> tuple[str, dict[str, Callable[[int], list[Held]]]]:
+    """The context's reading of a question, and each system's context of it at a budget
+    (rankings computed once); ``intent`` forces the reading of the context and of top-k
+    packing's ranking."""
     from retriever.context import ContextRequest, Plan, counter, fill, plan
     from retriever.retriever import FLAT
 
@@ -211,7 +216,7 @@ def _contexts(
 
         return at
 
-    return {
+    return ours.intent, {
         "context": filled(ours),
         "dos_rag": filled(dos),
         "topk": lambda budget: _packed(retriever, mixed, snapshot, budget, count),
@@ -225,8 +230,10 @@ def _run(
     knobs: dict[str, float],
     systems: Sequence[str],
     intent: str = "auto",
+    dump: Path | None = None,
 ) -> dict[str, Any]:
-    """Evidence shares per system, budget and question kind (and intent), with ``knobs`` set."""
+    """Evidence shares per system, budget and question kind (and intent), with ``knobs`` set;
+    ``dump``: a file to write each question's shares to (see the module)."""
     import retriever.context as context_module
 
     shipped = {name: getattr(context_module, name) for name in knobs}
@@ -235,6 +242,7 @@ def _run(
     scorer = Scorer(retriever)
     shares: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     skipped = []
+    rows: list[dict[str, Any]] = []
     try:
         for q in questions:
             snapshot = retriever.snapshots.take()
@@ -244,16 +252,22 @@ def _run(
                 continue
             gold, units = found
             groups = (q.kind, scorer.evaluation.intent_of(q, gold))
-            for system, at in _contexts(retriever, q, snapshot, intent).items():
+            reading, contexts = _contexts(retriever, q, snapshot, intent)
+            row = {"id": q.id, "kind": q.kind, "intent": groups[1], "reading": reading}
+            for system, at in contexts.items():
                 if system not in systems:
                     continue
                 for budget in BUDGETS:
                     share = scorer.share(q, units, at(budget))
+                    row[f"{system}@{budget}"] = round(share, 4)
                     for group in groups:
                         shares[(system, budget, group)].append(share)
+            rows.append(row)
     finally:
         for name, value in shipped.items():
             setattr(context_module, name, value)
+    if dump is not None:
+        dump.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out: dict[str, Any] = {"n": len(questions) - len(skipped), "unresolved": skipped}
     for (system, budget, group), values in sorted(shares.items()):
         cell = out.setdefault(group, {})
@@ -308,7 +322,10 @@ def main() -> dict[str, Any]:
     questions = _questions("tune")
     tune = [_run(retriever, questions, knobs=v, systems=("context",)) for v in VARIANTS]
     knobs = _tuned(tune)
-    tuning = _run(retriever, questions, knobs=knobs, systems=SYSTEMS)
+    dump = os.environ.get("CONTEXT_DUMP")
+    tuning = _run(
+        retriever, questions, knobs=knobs, systems=SYSTEMS, dump=Path(dump) if dump else None
+    )
     heldout = _run(retriever, _questions("heldout"), knobs=knobs, systems=SYSTEMS)
     misread = _misread(retriever, questions, knobs)
     return {
