@@ -45,7 +45,7 @@ from indexer.words import content
 # v4: a sentence leaning back goes on from the paragraph before. The version also carries a
 # fingerprint of the summarizer's own code, so a changed rule never reuses a summary (and its
 # spans) written by the old one.
-PROMPT_VERSION = f"extractive-v5+{code_fingerprint()}"
+PROMPT_VERSION = f"extractive-v6+{code_fingerprint()}"
 _MMR_LAMBDA = 0.7
 _OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
 _MAX_PART_LEAD = 60  # tokens: a longer lead does not make a part line
@@ -115,7 +115,9 @@ def _back_matter(request: SummaryRequest, units: list[Unit], kind: str) -> list[
     spans = spans or tuple(c.heading for c in request.children if c.heading)
     spans = spans or tuple(p for c in request.children for s in c.sentences for p in s.spans)
     out = [SourcedSentence(f"{title}: {kind}, {NOT_SUMMARIZED}.", spans, "outline")]
-    opening = next((u for u in units if u.first and count_tokens(u.text) <= _MAX_PART_LEAD), None)
+    opening = next(
+        (u for u in units if u.first and u.opens and count_tokens(u.text) <= _MAX_PART_LEAD), None
+    )
     if opening is not None:
         out.append(SourcedSentence(opening.text, opening.spans, "lead"))
     named = [c for c in request.children if c.title]
@@ -143,7 +145,7 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
     out: list[SourcedSentence] = []
     entries = entries_of(request.own_text())
     if len(entries) >= (2 if request.level == "cluster" else _REFERENCE):
-        opening = next((u for u in units if u.first and u.term is None), None)
+        opening = next((u for u in units if u.first and u.opens and u.term is None), None)
         if opening is not None:
             out.append(SourcedSentence(opening.text, opening.spans, "lead"))
         names = _names([e.text for e in entries])
@@ -159,10 +161,19 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
     if not units:
         return out
     chosen = _select(units, _scores(request, units), budget)
-    picked = [
-        SourcedSentence(units[i].text, units[i].spans, _kind(units[i], units[i].first and not out))
-        for i in sorted(chosen)
-    ]
+    picked: list[SourcedSentence] = []
+    for i in sorted(chosen):
+        unit = units[i]
+        kind = _kind(unit, unit.first and not out)
+        if picked and unit.after and i - 1 in chosen and units[i - 1].order == unit.order - 1:
+            # It goes on from the unit before: one sentence of the summary, as in the source.
+            before = picked.pop()
+            kind = before.kind if before.kind != "statement" else kind
+            picked.append(
+                SourcedSentence(f"{before.text} {unit.text}", before.spans + unit.spans, kind)
+            )
+        else:
+            picked.append(SourcedSentence(unit.text, unit.spans, kind))
     return out + picked
 
 
@@ -214,27 +225,47 @@ def _similarity(texts: list[str]) -> np.ndarray:
 
 
 def _select(units: list[Unit], score: np.ndarray, budget: int) -> list[int]:
-    """Greedy maximal marginal relevance within ``budget`` tokens; the opening unit first."""
+    """Greedy maximal marginal relevance within ``budget`` tokens; the opening unit first. A
+    unit from the middle of a paragraph is taken with the units it goes on from, back to the
+    paragraph's opening, or not at all (:mod:`indexer.summarizers.openings`); when what is left
+    does not fit, the summary ends short of its budget rather than quote a unit out of its
+    paragraph."""
     sim = _similarity([u.text for u in units])
-    remaining = list(range(len(units)))
+    at = {u.order: i for i, u in enumerate(units)}
+    bundles = {i: b for i in range(len(units)) if (b := _with_openers(units, i, at)) is not None}
+    remaining = list(bundles)
     chosen: list[int] = []
     used = 0
     while remaining:
-        if chosen:
-            redundancy = sim[np.ix_(remaining, chosen)].max(axis=1)
-        else:
-            redundancy = np.zeros(len(remaining))
+        redundancy = (
+            sim[np.ix_(remaining, chosen)].max(axis=1) if chosen else np.zeros(len(remaining))
+        )
         values = _MMR_LAMBDA * score[remaining] - (1 - _MMR_LAMBDA) * redundancy
         best = remaining[int(np.argmax(values))]
         remaining.remove(best)
-        cost = count_tokens(units[best].text)
+        if best in chosen:
+            continue
+        bundle = [k for k in bundles[best] if k not in chosen]
+        cost = sum(count_tokens(units[k].text) for k in bundle)
         if used + cost > budget:
             continue
         if chosen and sim[best, chosen].max() > 0.8:
             continue  # a near-duplicate (a repeated warning, an overlap)
-        chosen.append(best)
+        chosen += bundle
         used += cost
     return chosen
+
+
+def _with_openers(units: list[Unit], i: int, at: dict[int, int]) -> list[int] | None:
+    """Unit ``i`` and the units of its paragraph it goes on from, in order; None when a
+    sentence before it in its paragraph is no unit (not quotable)."""
+    out = [i]
+    while not units[out[-1]].opens:
+        before = at.get(units[out[-1]].order - 1)
+        if not units[out[-1]].after or before is None:
+            return None
+        out.append(before)
+    return out[::-1]
 
 
 def _bare(title: str) -> str:
@@ -290,7 +321,9 @@ def _outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[So
     """A node with parts: its opening statement, one line per part, the rest by name."""
     out: list[SourcedSentence] = []
     used = 0
-    opening = next((u for u in units if count_tokens(u.text) <= _MAX_PART_LEAD * 2), None)
+    opening = next(
+        (u for u in units if u.opens and count_tokens(u.text) <= _MAX_PART_LEAD * 2), None
+    )
     if opening is not None:
         out.append(SourcedSentence(opening.text, opening.spans, "lead"))
         used += count_tokens(opening.text)

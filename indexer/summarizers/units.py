@@ -46,6 +46,7 @@ from indexer.summarizers.drafts import (
 )
 from indexer.summarizers.interrupted import CODE_MARK, goes_on_after, join_interrupted
 from indexer.summarizers.lists import fit_items, is_step, list_after
+from indexer.summarizers.openings import sentence_before
 from indexer.summarizers.sentences import Piece, sentence_spans
 from indexer.summarizers.terms import nested, term_of, term_piece
 
@@ -62,6 +63,9 @@ class Unit:
         admonition: Whether it sits under a "Warning"/"Note" label.
         table: Whether it renders the rows of a table.
         term: The entry it describes (a defined term, a command, a command's option), if any.
+        opens: Whether it starts its paragraph (or is no paragraph's sentence).
+        after: Whether it starts right after the sentence that ends the unit before it
+            (:mod:`indexer.summarizers.openings`).
     """
 
     text: str
@@ -71,6 +75,8 @@ class Unit:
     admonition: bool = False
     table: bool = False
     term: str | None = None
+    opens: bool = True
+    after: bool = False
 
 
 def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Unit]:
@@ -84,10 +90,12 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
     for n, (run_start, text) in enumerate(runs):
         blocks = blocks_of(text, run_start)
         found = _dialogue_units(blocks) if dialogue else _units(blocks, opening=n == 0)
+        before = {} if dialogue else sentence_before(join_interrupted(blocks))
         for draft in found:
             rendered = render(draft).replace(CODE_MARK, "`")
             if rendered:
                 pieces = [*draft.term, *draft.pieces, *draft.items]
+                ends = before.get(pieces[0].start) if pieces else None
                 out.append(
                     Unit(
                         rendered,
@@ -97,6 +105,8 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
                         admonition=draft.label,
                         table=draft.table is not None,
                         term=" ".join(t.text for t in draft.term) or None,
+                        opens=ends is None,
+                        after=ends is not None and bool(out) and out[-1].spans[-1][1] == ends,
                     )
                 )
     return out
