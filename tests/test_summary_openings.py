@@ -50,4 +50,3 @@ def test_a_statement_going_on_from_a_quoted_one_is_one_sentence_with_it() -> Non
     # With room for one unit only, the one it goes on from is quoted, never it alone.
     short = _summary(_GOES_ON, budget=12)
     assert all(not s.startswith("The run time") for s in short), short
-
