@@ -35,7 +35,7 @@ _DECLARATION = re.compile(
 
 _CODE_LINE = re.compile(
     r"::=|^\s{4,}\S|^\s*(?:#|//|--|/\*)\s|^[\w.:-]+\s*\(.*\)\s*;?\s*$|^\s*-{1,2}[A-Za-z][\w-]*[ ,=]"
-    r"|^\s*usage:\s|^\s*[$%]\s+[\w./-]",
+    r"|^\s*usage:\s|^\s*[$%]\s+[\w./-]|[⇒⊣↦]|\berror→",
     re.IGNORECASE,
 )
 
@@ -72,6 +72,9 @@ def blocks_of(text: str, offset: int) -> list[Block]:
                 skip = len(first) + 1 + len(rest) - len(rest.lstrip())
                 body, at = body[skip:], at + skip
             pieces = _segments(body, at)
+            if _EXAMPLE.search(body):
+                # A result line makes its block an example: the lines before it are its input.
+                pieces = [Block("code", at, body)]
             if len(pieces) == 1:
                 pieces[0].alone = True
             out.extend(pieces)
@@ -79,6 +82,10 @@ def blocks_of(text: str, offset: int) -> list[Block]:
             pos = m.end()
     return out
 
+
+# Texinfo's example glyphs at a line's start: what an input yields (⇒), prints (⊣), expands
+# to (↦), or the error it raises.
+_EXAMPLE = re.compile(r"(?m)^\s*(?:[⇒⊣↦]|error→)")
 
 # A fenced code block (Markdown): one block of code, blank lines inside it included.
 _FENCED = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
@@ -99,11 +106,26 @@ def _unquoted(raw: str) -> str:
     return _QUOTE_MARK.sub(lambda m: " " * len(m.group(0)), raw)
 
 
+# A Markdown heading ("### USER"; one mark only over a title, since "# apt install" is a root
+# prompt). Short, it would otherwise read as a keyword line of code, and the paragraph under it
+# as text speaking of that code. (Numbered lines, "2.4 Naming", are left as they were: in text
+# read from a PDF, making them headings let table rows and margin notes under them be quoted.)
+_ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(\S.*)$")
+
+
+def is_heading_line(line: str) -> bool:
+    """Whether a line is a heading by its Markdown markup."""
+    atx = _ATX.match(line)
+    return atx is not None and (len(atx.group(1)) > 1 or title_like(atx.group(2)))
+
+
 def line_kind(line: str) -> str:
     if LABEL.match(line):
         return "label"
     if LIST_ITEM.match(line):
         return "item"
+    if is_heading_line(line):
+        return "heading"
     if line.count("|") >= 2 or line.lstrip().startswith("|") or " | " in line:
         return "table"
     if _is_code(line):
@@ -141,8 +163,11 @@ def _segments(body: str, start: int) -> list[Block]:
 
 # A declaration wrapped over lines (a PDF's function prototype): its first line opens the
 # parameter list, the lines up to the one closing it belong to it.
+# (A parameter list never opens with an address: "uses GNU libunistring (https://…" wrapped
+# over lines is prose.)
 _DECLARATION_OPEN = re.compile(
-    r"^\s*(?:\[[A-Za-z]+\]\s*)?(?:[A-Za-z_]\w*[\s*]+){1,4}[A-Za-z_]\w*\s*\([^()]*$"
+    r"^\s*(?:\[[A-Za-z]+\]\s*)?(?:[A-Za-z_]\w*[\s*]+){1,4}[A-Za-z_]\w*\s*\("
+    r"(?!\s*(?:https?|ftp)://|\s*www\.)[^()]*$"
 )
 
 

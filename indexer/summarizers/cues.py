@@ -302,7 +302,9 @@ def complete(sentence: str) -> bool:
     """A whole sentence: a capital, a figure or an identifier first, a sentence end last, enough
     words."""
     s = strip_markup(sentence)
-    return opens(s) and bool(TERMINAL.search(s)) and len(WORD.findall(s)) >= 4
+    # A sentence may open with a code span ("`root` is the default user"): its markup says so.
+    first = opens(s) or sentence.lstrip().startswith("`")
+    return first and bool(TERMINAL.search(s)) and len(WORD.findall(s)) >= 4
 
 
 def opens(sentence: str) -> bool:
@@ -318,7 +320,7 @@ def quotable(sentence: str) -> bool:
     """A statement a summary may quote: complete prose, not navigation or boilerplate."""
     s = strip_markup(sentence)
     lead_in = s.rstrip().endswith(":") and opens(s) and len(WORD.findall(s)) >= 3
-    if not (complete(s) or lead_in):
+    if not (complete(sentence) or lead_in):
         return False
     if s.rstrip("\"')]’” ").endswith("?"):
         return False  # a question (a menu entry, a FAQ title) states nothing

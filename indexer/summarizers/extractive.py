@@ -36,7 +36,8 @@ from indexer.summarizers.framing import (
     NOT_SUMMARIZED,
     PART_COVERS,
 )
-from indexer.summarizers.sentences import Piece
+from indexer.summarizers.openings import only_statement, opening_of
+from indexer.summarizers.sentences import Piece, strip_markup
 from indexer.summarizers.terms import entries_of
 from indexer.summarizers.units import Unit, listing, units_of
 from indexer.tokens import count_tokens
@@ -45,7 +46,7 @@ from indexer.words import content
 # v4: a sentence leaning back goes on from the paragraph before. The version also carries a
 # fingerprint of the summarizer's own code, so a changed rule never reuses a summary (and its
 # spans) written by the old one.
-PROMPT_VERSION = f"extractive-v6+{code_fingerprint()}"
+PROMPT_VERSION = f"extractive-v7+{code_fingerprint()}"
 _MMR_LAMBDA = 0.7
 _OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
 _MAX_PART_LEAD = 60  # tokens: a longer lead does not make a part line
@@ -280,6 +281,8 @@ def _lead_of(child: ChildSummary) -> SourcedSentence | None:
         for s in child.sentences:
             if s.kind == kind and count_tokens(s.text) <= _MAX_PART_LEAD:
                 return s
+            if s.kind == kind == "lead" and (opening := opening_of(s, _MAX_PART_LEAD)):
+                return opening
     return None
 
 
@@ -417,6 +420,9 @@ def _no_statement(request: SummaryRequest) -> SourcedSentence:
     runs = request.own_text()
     title = _bare(request.title or "") or "This part"
     heading = (request.heading,) if request.heading else ()
+    only = only_statement(runs)
+    if only is not None:
+        return SourcedSentence(strip_markup(only.text), ((only.start, only.end),), "lead")
     found = listing(runs)
     if found is not None:
         return SourcedSentence(f"{title}: {found.text}", heading + found.spans, "statement")

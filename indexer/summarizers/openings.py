@@ -12,8 +12,11 @@ paragraph is quoted with the units before it back to the paragraph's opening, or
 
 from __future__ import annotations
 
-from indexer.summarizers.blocks import Block
-from indexer.summarizers.sentences import sentence_spans
+from indexer.sourced import SourcedSentence
+from indexer.summarizers.blocks import TERMINAL, Block, blocks_of
+from indexer.summarizers.cues import complete, leans_back
+from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
+from indexer.tokens import count_tokens
 
 _PARAGRAPHS = ("paragraph", "item")
 
@@ -29,3 +32,53 @@ def sentence_before(blocks: list[Block]) -> dict[int, int]:
         for before, piece in zip(pieces, pieces[1:], strict=False):
             out[piece.start] = before.end
     return out
+
+
+def only_statement(runs: list[tuple[int, str]]) -> Piece | None:
+    """The sentence opening a node whose text holds no quotable unit, when it is a whole
+    statement that stands on the heading: the node's one statement, quoted even where it
+    points elsewhere ("See the vendor's documentation for installing …") or names code in its
+    prose, since it is all the node says in prose and, unquoted, the summary would say nothing."""
+    for run_start, text in runs[:1]:
+        blocks = blocks_of(text, run_start)
+        if blocks and _title_line(blocks[0]):
+            blocks = blocks[1:]
+        if not blocks or blocks[0].kind != "paragraph":
+            return None
+        pieces = sentence_spans(blocks[0].text, blocks[0].start)
+        first = pieces[0] if pieces else None
+        if first is None or not complete(first.text) or leans_back(first.text):
+            return None
+        bare = strip_markup(first.text)
+        if bare.rstrip("\"')]’” ").endswith("?") or not _balanced(bare):
+            return None  # a question, or a sentence cut inside a quotation
+        return first
+    return None
+
+
+def _title_line(block: Block) -> bool:
+    """The node's heading line, read as a heading or as a short line of code."""
+    text = block.text.strip()
+    return block.kind in ("heading", "code") and "\n" not in text and not TERMINAL.search(text)
+
+
+def _balanced(text: str) -> bool:
+    return text.count("(") == text.count(")") and text.count("“") == text.count("”")
+
+
+def opening_of(lead: SourcedSentence, limit: int) -> SourcedSentence | None:
+    """A lead's first sentences within ``limit`` tokens (None when all fit, or not even the
+    first). A lead quotes a paragraph from its opening on, so its first sentences stand alone:
+    a part too long to be named by its whole lead is named by how it opens."""
+    pieces = sentence_spans(lead.text)
+    if len(pieces) != len(lead.spans):
+        return None  # not one span per sentence: a cut could split a list from its lead-in
+    text, k = "", 0
+    for piece in pieces:
+        longer = f"{text} {piece.text}".strip()
+        if count_tokens(longer) > limit:
+            break
+        text, k = longer, k + 1
+    if k in (0, len(pieces)):
+        return None
+    return SourcedSentence(text, lead.spans[:k], lead.kind, lead.verified)

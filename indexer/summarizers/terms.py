@@ -38,7 +38,9 @@ def is_term(block: Block) -> bool:
 
 # A declared function: its type, then its name before its parameter list, at a line's start.
 _PROTOTYPE = re.compile(
-    r"^\s*(?:\[[A-Za-z]+\]\s*)?(?:[A-Za-z_]\w*[\s*]+){1,4}([A-Za-z_][\w.-]*)\s*\(", re.M
+    r"^\s*(?:\[[A-Za-z]+\]\s*)?(?:[A-Za-z_]\w*[\s*]+){1,4}([A-Za-z_][\w.-]*)\s*\("
+    r"(?!\s*(?:https?|ftp)://|\s*www\.)",
+    re.M,
 )
 _CALLED = re.compile(r"([A-Za-z_][\w.-]*)\s*\(")
 _COMMAND = re.compile(r"^\s*(?:[A-Za-z][\w.:-]*:\s+)?(-{0,2}[A-Za-z_][\w.-]*)")
@@ -63,6 +65,9 @@ def term_of(block: Block, below: Block) -> Piece | None:
     if block.kind not in ("code", "paragraph", "heading") or not lines:
         return None
     if len(lines) > 1:
+        aliases = _aliases(block, lines)
+        if aliases is not None:
+            return aliases
         # The forms of one command, a line each ("history -c", "history -d offset", …).
         heads = {ln.split()[0] for ln in lines}
         if len(heads) != 1 or len(lines) > 6:
@@ -81,6 +86,32 @@ def term_of(block: Block, below: Block) -> Piece | None:
         return None
     start = block.start + block.text.index(text) + m.start(1)
     return Piece(name, start, start + len(name))
+
+
+_OPTION_FORM = re.compile(r"^\s*(-{1,2}[A-Za-z][\w-]*)(?:[ =\[][^\s,;]*)?\s*$")
+_MAX_ALIASES = 3
+
+
+def _aliases(block: Block, lines: list[str]) -> Piece | None:
+    """One entry under several names, a line each: the forms of one option ("-F file" over
+    "--freeze-state=file") or macros described together ("include (file)" over
+    "sinclude (file)", whose paragraph says "Both macros …"). The term names them all: under
+    the first name alone, "Both macros" would read as one."""
+    if len(lines) > _MAX_ALIASES:
+        return None
+    options = [m.group(1) if (m := _OPTION_FORM.match(ln)) else None for ln in lines]
+    if all(options):
+        names = [o for o in options if o]
+    else:
+        found = [_CALLED.search(ln) for ln in lines]
+        if not all(found) or any(TERMINAL.search(ln.strip()) for ln in lines):
+            return None
+        names = [m.group(1) for m in found if m]
+    if len(set(names)) < len(names) or len(names) < 2:
+        return None
+    first = block.start + block.text.index(names[0])
+    last = block.start + block.text.rindex(names[-1]) + len(names[-1])
+    return Piece(", ".join(names), first, last)
 
 
 def nested(found: Piece, command: Piece | None) -> tuple[tuple[Piece, ...], Piece | None]:

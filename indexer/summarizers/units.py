@@ -21,6 +21,7 @@ conventions of technical writing, not patterns of particular sentences.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from indexer.summarizers.blocks import Block, blocks_of
@@ -198,15 +199,25 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
     else:
         opens = reading.opening and not any(d.pieces for d in out)  # a synopsis at most
         carry = out[-1] if reading.open_tail and out else None
+        before = len(out)
         i, tail = _paragraph(
             blocks, i, out, reading.labelled, reading.term, opening=opens, carry=carry
         )
-        reading.owned = bool(reading.term)
-        reading.term, reading.opening, reading.labelled = (), False, False
+        said = any(_quotable_part(d) is not None for d in out[before:])
+        said = said or not _PARAMETER.match(blocks[i].text)
+        # A function's entry that lists its parameters first ("error: is an error …") is
+        # described by the paragraph after them: the term still names what it is about.
+        reading.owned = bool(reading.term) and said
+        if said or not reading.term:
+            reading.term = ()
+        reading.opening, reading.labelled = False, False
         reading.open_tail = tail
         return i + 1
     reading.open_tail = False
     return i + 1
+
+
+_PARAMETER = re.compile(r"^\s*[A-Za-z_]\w*\s*:\s+\S[^\n]*$")
 
 
 def _remarks_on(code: Block, below: Block) -> bool:
