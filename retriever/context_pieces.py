@@ -182,14 +182,15 @@ def _quoted(sentence: ResolvedSentence, build: int, quotes: list[_Draft]) -> boo
 def _summary_text(item: Chosen, quotes: list[_Draft], said: set[tuple[int, int, int]]) -> str:
     """The summary without the sentences a quote or an earlier summary already holds, nor
     those that only say nothing could be quoted (all of it without sentences); ``said``
-    collects the source spans of the sentences kept."""
+    collects the source spans of the sentences kept. A sentence sharing a source span with one
+    already kept repeats its text (a part line quotes its part's lead, or how the lead opens)."""
     if not item.sentences:
         return item.text.strip()
     build = item.node.build_id
     kept = []
     for s in item.sentences:
         spans = {(build, sp.char_start, sp.char_end) for sp in s.spans}
-        if _quoted(s, build, quotes) or (spans and spans <= said) or NO_STATEMENT in s.text:
+        if _quoted(s, build, quotes) or spans & said or NO_STATEMENT in s.text:
             continue
         said |= spans
         kept.append(s.text.strip())

@@ -199,17 +199,19 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
     else:
         opens = reading.opening and not any(d.pieces for d in out)  # a synopsis at most
         carry = out[-1] if reading.open_tail and out else None
-        before = len(out)
+        first, before = i, len(out)
         i, tail = _paragraph(
             blocks, i, out, reading.labelled, reading.term, opening=opens, carry=carry
         )
-        said = any(_quotable_part(d) is not None for d in out[before:])
-        said = said or not _PARAMETER.match(blocks[i].text)
         # A function's entry that lists its parameters first ("error: is an error …") is
         # described by the paragraph after them: the term still names what it is about.
-        reading.owned = bool(reading.term) and said
-        if said or not reading.term:
-            reading.term = ()
+        waits = (
+            bool(reading.term)
+            and _PARAMETER.match(blocks[first].text) is not None
+            and all(_quotable_part(d) is None for d in out[before:])
+        )
+        reading.owned = bool(reading.term) and not waits
+        reading.term = reading.term if waits else ()
         reading.opening, reading.labelled = False, False
         reading.open_tail = tail
         return i + 1
