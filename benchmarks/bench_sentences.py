@@ -89,12 +89,18 @@ def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.suffix in (".html", ".htm") and p.is_file())
 
 
+_FENCE_LINE = re.compile(r"(?m)^(?:```|~~~)\n?")
+
+
 def paragraphs(path: Path) -> list[str]:
     """The blocks between blank lines of the text Overstory's parser extracts from ``path``."""
     try:
         text = parse_bytes(path.read_bytes(), filename=path.name).text
     except OverstoryError:
         return []
+    # The fences the reader puts around preformatted text are markup: the sample was drawn
+    # from the text without them, and a block is judged prose or code by its own lines.
+    text = _FENCE_LINE.sub("", text)
     return [b.strip() for b in _BLOCKS.split(text) if b.strip()]
 
 

@@ -211,6 +211,8 @@ def test_html_tables_and_pre(tmp_path: Path) -> None:
     assert "a | b | a AND b" in lines
     assert "TRUE | NULL | NULL" in lines
     assert "SELECT a AND b\n  FROM t;   -- indented" in doc.text
+    # verbatim text is fenced as a Markdown code block, so its readers need not guess it
+    assert "```\nSELECT a AND b\n  FROM t;   -- indented\n```" in doc.text
 
 
 def test_html_a_declaration_set_in_table_cells_is_one_line(tmp_path: Path) -> None:

@@ -265,7 +265,7 @@ class _Extractor:
             text = _subtree_text(tag, self.chrome, keep_whitespace=True)
             text = text[1:] if text.startswith("\n") else text
             if text.strip():
-                out.emit(text.rstrip())
+                out.emit(_fenced(text.rstrip()))
             out.flush(2)
             return False
         elif name == "table" and not _is_layout_table(tag):
@@ -355,17 +355,25 @@ class _Extractor:
         out.flush(2)
 
 
+def _fenced(text: str) -> str:
+    """Preformatted text as a Markdown code block: the text says what is verbatim, so readers of
+    it (the summarizer's blocks, a chatbot's prompt) need not guess code from its lines."""
+    fence = "~~~" if "```" in text else "```"
+    return f"{fence}\n{text}\n{fence}"
+
+
 def parse_html(data: bytes, *, filename: str, furniture: Furniture | None = None) -> ParsedDocument:
     """Parse an HTML file.
 
     The text is built by walking the DOM: block elements on their own lines (blank line
-    between paragraphs), ``pre`` verbatim, table rows as ``cell | cell`` lines (a declaration
-    set in cells, its first row holding a lone ``(``, as one line), list items with
-    ``- `` or ``N. `` markers. Scripts, styles and page chrome (:mod:`indexer.parsers.html_chrome`:
-    navigation, contents lists, the manual's repeated blocks) are dropped. ``h1``–``h6`` become
-    sections, except admonition titles ("Note", or any heading inside a ``note``/``warning``/…
-    element) and a title page's credits (DocBook's ``author`` headings), which stay body
-    text, and headings over nothing but chrome. A ``<title>`` alone never makes a heading.
+    between paragraphs), ``pre`` verbatim inside a Markdown code fence, table rows as
+    ``cell | cell`` lines (a declaration set in cells, its first row holding a lone ``(``, as
+    one line), list items with ``- `` or ``N. `` markers. Scripts, styles and page chrome
+    (:mod:`indexer.parsers.html_chrome`: navigation, contents lists, the manual's repeated
+    blocks) are dropped. ``h1``–``h6`` become sections, except admonition titles ("Note", or
+    any heading inside a ``note``/``warning``/… element) and a title page's credits (DocBook's
+    ``author`` headings), which stay body text, and headings over nothing but chrome. A
+    ``<title>`` alone never makes a heading.
 
     Args:
         data: The raw file content.

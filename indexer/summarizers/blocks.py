@@ -75,6 +75,7 @@ def blocks_of(text: str, offset: int) -> list[Block]:
             if _EXAMPLE.search(body):
                 # A result line makes its block an example: the lines before it are its input.
                 pieces = [Block("code", at, body)]
+            pieces = [b for p in pieces if (b := _unfenced(p)) is not None]
             if len(pieces) == 1:
                 pieces[0].alone = True
             out.extend(pieces)
@@ -89,6 +90,25 @@ _EXAMPLE = re.compile(r"(?m)^\s*(?:[⇒⊣↦]|error→)")
 
 # A fenced code block (Markdown): one block of code, blank lines inside it included.
 _FENCED = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*(?:\n|$)")
+
+
+def _unfenced(block: Block) -> Block | None:
+    """A code block without its fence lines: what it holds is read as any code is (a synopsis
+    names its entry), only its kind is no longer a guess. None for fences alone."""
+    if block.kind != "code":
+        return block
+    text, start = block.text, block.start
+    if (m := _FENCE_LINE.match(text)) is not None:
+        text, start = text[m.end() :], start + m.end()
+    lines = text.rstrip().split("\n")
+    if lines and _FENCE_LINE.match(lines[-1]):
+        text = "\n".join(lines[:-1])
+    if not text.strip():
+        return None
+    return Block("code", start, text.rstrip(), block.alone)
 
 
 def _inside(at: int, spans: list[tuple[int, int]]) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from indexer.sourced import SourcedSentence
 from indexer.summarizers.blocks import TERMINAL, Block, blocks_of
-from indexer.summarizers.cues import complete, leans_back
+from indexer.summarizers.cues import complete, leans_back, points_forward
 from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
 from indexer.tokens import count_tokens
 
@@ -49,6 +49,8 @@ def only_statement(runs: list[tuple[int, str]]) -> Piece | None:
         first = pieces[0] if pieces else None
         if first is None or not complete(first.text) or leans_back(first.text):
             return None
+        if points_forward(first.text):
+            return None  # "the functions listed below may be used instead": what it says is below
         bare = strip_markup(first.text)
         if bare.rstrip("\"')]’” ").endswith("?") or not _balanced(bare):
             return None  # a question, or a sentence cut inside a quotation
@@ -66,12 +68,20 @@ def _balanced(text: str) -> bool:
     return text.count("(") == text.count(")") and text.count("“") == text.count("”")
 
 
+def _same_length(piece: Piece, span: tuple[int, int]) -> bool:
+    """Whether a sentence of a quote is as long as the span it is paired with, give or take
+    the whitespace a quote collapses: a sentence holding a lead-in and its first item, beside
+    a span of the lead-in alone, is not."""
+    quoted = len(piece.text)
+    return abs((span[1] - span[0]) - quoted) <= 5 + quoted // 10
+
+
 def opening_of(lead: SourcedSentence, limit: int) -> SourcedSentence | None:
     """A lead's first sentences within ``limit`` tokens (None when all fit, or not even the
     first). A lead quotes a paragraph from its opening on, so its first sentences stand alone:
     a part too long to be named by its whole lead is named by how it opens."""
     pieces = sentence_spans(lead.text)
-    if len(pieces) != len(lead.spans):
+    if len(pieces) != len(lead.spans) or not all(map(_same_length, pieces, lead.spans)):
         return None  # not one span per sentence: a cut could split a list from its lead-in
     text, k = "", 0
     for piece in pieces:

@@ -88,9 +88,52 @@ class Piece:
 _CLOSING = frozenset(["etc", "al"])
 
 
+# A capital letter alone before a period is an initial when a name follows ("in L. Lamport's
+# book"); before a word that opens sentences it ends one ("… in Appendix A. The next …").
+_INITIAL = re.compile(r"[A-Z]")
+_NAME = re.compile(r"[A-Z](?:[a-z]+(?<!ly)\b|\.)")
+_OPENERS = frozenset(
+    [
+        "A",
+        "An",
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "It",
+        "Its",
+        "In",
+        "On",
+        "At",
+        "If",
+        "For",
+        "To",
+        "When",
+        "Where",
+        "While",
+        "With",
+        "As",
+        "See",
+        "You",
+        "We",
+        "They",
+        "There",
+        "Then",
+        "Here",
+        "Each",
+        "All",
+        "No",
+        "Not",
+        "Use",
+        "Note",
+    ]
+)
+
+
 def _continues(piece: str, after: str) -> bool:
-    """Whether a sentence end found after ``piece`` is not one (open bracket, abbreviation);
-    ``after`` is the character that follows the break."""
+    """Whether a sentence end found after ``piece`` is not one (open bracket, abbreviation,
+    initial); ``after`` is the text that follows the break."""
     if len(piece) > _MAX_SENTENCE:
         return False
     if _LIST_NUMBER.fullmatch(piece):  # "4. Edit the file." is one sentence, not two
@@ -98,9 +141,11 @@ def _continues(piece: str, after: str) -> bool:
     if piece.count("(") > piece.count(")") or piece.count("[") > piece.count("]"):
         return True
     m = _LAST_WORD.search(piece)
+    if m is not None and _INITIAL.fullmatch(m.group(1)):
+        return _NAME.match(after) is not None and after.split(None, 1)[0] not in _OPENERS
     if m is None or m.group(1).lower() not in _ABBREVIATIONS:
         return False
-    return not (m.group(1).lower() in _CLOSING and after.isupper())
+    return not (m.group(1).lower() in _CLOSING and after[:1].isupper())
 
 
 def sentence_spans(text: str, offset: int = 0) -> list[Piece]:
@@ -119,7 +164,7 @@ def sentence_spans(text: str, offset: int = 0) -> list[Piece]:
     for m in _SPLIT.finditer(text):
         end = m.start() + len(m.group(1) or "")
         # group 1 is set only for a sentence end; paragraph and list breaks always split
-        if m.group(1) is not None and _continues(text[start:end], text[m.end() : m.end() + 1]):
+        if m.group(1) is not None and _continues(text[start:end], text[m.end() : m.end() + 24]):
             continue
         add(end)
         start = m.end()

@@ -338,6 +338,8 @@ def _lead_in(
         if found is None or _more_code(blocks, i + 1) or goes_on_after(blocks, i + 1):
             return None  # no code, more than one piece of it, or a sentence the code interrupts
         code, more = found
+        if more:
+            return None  # code too long to quote whole: the sentences before it stand alone
         lines = sum(1 for line in blocks[i].text.split("\n") if line.strip())
         if announced(chain[-1].text) not in (None, lines):
             return None  # "Two variables are always set:" over one line: the rest is elsewhere
@@ -349,6 +351,8 @@ def _lead_in(
         return None  # a list of pointers to other pages is navigation, not content
     if announced(chain[-1].text) not in (None, len(items)):
         return None  # the list is not what the lead-in counts: its items are elsewhere too
+    if len(items) == 1 and any(b.kind == "item" for b in blocks[after:]):
+        return None  # one item, and more after text between: the list goes on past it
     kept, more = fit_items(chain, items)
     if not kept:
         return None

@@ -1,0 +1,119 @@
+"""What a quoted lead-in takes with it: a list whose items stand apart is not quoted by its
+first item, code too long to quote whole leaves the sentences before it alone, a part line
+never cuts a lead-in from its items; text fenced as code is code; an initial ends no sentence."""
+
+from __future__ import annotations
+
+from indexer.sourced import SourcedSentence
+from indexer.summarizers.base import ChildSummary, SummaryRequest
+from indexer.summarizers.blocks import blocks_of
+from indexer.summarizers.extractive import ExtractiveSummarizer
+from indexer.summarizers.framing import NO_STATEMENT
+from indexer.summarizers.sentences import split_sentences
+from indexer.summarizers.units import units_of
+
+
+def _units(text: str) -> list[str]:
+    return [u.text for u in units_of([(0, text)])]
+
+
+def _summary(title: str, text: str) -> list[str]:
+    request = SummaryRequest("k", "section", title, [title], [text], passage_starts=[0])
+    return [s.text for s in ExtractiveSummarizer().summarize_one(request).sentences]
+
+
+def test_a_list_whose_items_stand_apart_is_not_quoted_by_its_first_item() -> None:
+    text = (
+        "There are a few other incompatibilities between this version and the older one.\n\n"
+        "- Sync lines are written when text is diverted, not when it is brought back.\n\n"
+        "The problem is which lines should be attached to diverted text.\n\n"
+        "The option is used mostly with a compiler front end.\n\n"
+        "- Self-referential definitions are not prohibited.\n"
+    )
+    units = _units(text)
+    # Its first item under the lead-in read as the whole list of incompatibilities.
+    assert not any("incompatibilities" in u and "Sync lines" in u for u in units), units
+    assert "There are a few other incompatibilities" in units[0]
+    # A list of one item with nothing like it after is still quoted with its lead-in.
+    alone = _units("The service has one requirement:\n\n- A writable spool directory.\n")
+    assert alone == ["The service has one requirement: A writable spool directory."]
+
+
+def test_code_too_long_to_quote_leaves_the_sentences_before_it_alone() -> None:
+    text = (
+        "This provides a way to specify constant text. The text is used literally. Here is a"
+        " sample of that use from the test bench:\n\n"
+        "```\n"
+        'template(name="outfmt" type="list") {\n'
+        '    property(name="msgnum")\n'
+        '    constant(value="x")\n'
+        "}\n"
+        "```\n"
+    )
+    units = _units(text)
+    # Quoted with the code's first line ("… and 3 more lines") the unit was dropped whole.
+    assert units == ["This provides a way to specify constant text. The text is used literally."]
+
+
+def test_fenced_text_is_code_without_its_fences() -> None:
+    text = "alias\n\n```\nalias [-p] [name[=value] ...]\n```\n\nWithout arguments, print aliases."
+    blocks = blocks_of(text, 0)
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("code", "alias"),
+        ("code", "alias [-p] [name[=value] ...]"),
+        ("paragraph", "Without arguments, print aliases."),
+    ]
+    code = blocks[1]
+    assert text[code.start : code.start + len(code.text)] == code.text
+    assert [b.kind for b in blocks_of("```\n```\n\nText follows here.", 0)] == ["paragraph"]
+
+
+def test_a_section_pointing_below_is_not_summarized_by_its_pointer() -> None:
+    text = (
+        "2.3 Simple parsing\n\n"
+        "For simple types like OCTET STRING the simple parsing functions listed below may be"
+        " used instead.\n\n"
+        "• [asn1 decode simple der], page 22,\n• [asn1 encode simple der], page 16,\n"
+    )
+    summary = _summary("Simple parsing", text)
+    assert len(summary) == 1 and NO_STATEMENT in summary[0], summary
+
+
+def test_a_part_line_never_cuts_a_lead_in_from_its_items() -> None:
+    # One span per sentence in number, but the second sentence is a lead-in run into its first
+    # item: its span holds the lead-in alone.
+    text = (
+        "The hostname resolution is supported by the NSS mechanism too. The flow of this"
+        " resolution is the following: The nsswitch file with a stanza like hosts: files dns"
+        " dictates the resolution order in which the local files and the name servers are"
+        " asked for an address. (This replaces the order stanza of the older host.conf file,"
+        " which is no longer read.); and 2 more."
+    )
+    lead = SourcedSentence(text, ((0, 62), (63, 107), (110, 290)), "lead")
+    other = SourcedSentence("Avahi provides a framework for service discovery.", ((900, 950),))
+    request = SummaryRequest("k", "chapter", "Network", ["Network"], [])
+    request.children = [
+        ChildSummary("Hostname resolution", text, [lead, other], heading=(0, 5), passages=3),
+        ChildSummary("Interface names", "Names are predictable.", heading=(990, 999)),
+    ]
+    sentences = ExtractiveSummarizer().summarize_one(request).sentences
+    assert not any("the following: The nsswitch" in s.text for s in sentences), sentences
+    assert sentences[0].text == (
+        "Hostname resolution: Avahi provides a framework for service discovery."
+    ), sentences
+
+
+def test_an_initial_before_a_name_ends_no_sentence() -> None:
+    assert split_sentences("The style used in L. Lamport's book is shown. It is plain.") == [
+        "The style used in L. Lamport's book is shown.",
+        "It is plain.",
+    ]
+    assert split_sentences("Written by D. E. Knuth in 1984. Done.") == [
+        "Written by D. E. Knuth in 1984.",
+        "Done.",
+    ]
+    # Before a word that opens sentences, a letter ends one.
+    assert split_sentences("See Appendix A. The next part follows.") == [
+        "See Appendix A.",
+        "The next part follows.",
+    ]
