@@ -58,10 +58,13 @@ def test_a_definite_reference_to_a_left_out_sentence_counts_only_as_a_feature() 
 
 
 def test_this_names_the_nodes_own_subject_when_its_noun_is_in_the_headings() -> None:
-    text = "GNU Free Documentation License\n\nThe terms follow. You may copy this License freely.\n"
-    quoted = "You may copy this License freely."
-    assert _flag(text, quoted, labels=("GNU Free Documentation License",)) is None
-    assert _flag(text, quoted, labels=("Copying",)) is not None
+    text = "Release Notes\n\nThe changes follow. You may skip this Release safely.\n"
+    quoted = "You may skip this Release safely."
+    assert _flag(text, quoted, labels=("Release Notes",)) is None
+    assert _flag(text, quoted, labels=("Upgrading",)) is not None
+    # A licence calls itself "this License" under any of its headings.
+    text = "Terms\n\nThe terms follow. You may copy this License freely.\n"
+    assert _flag(text, "You may copy this License freely.", labels=("Terms",)) is None
 
 
 OPTIONS = (

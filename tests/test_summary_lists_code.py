@@ -117,3 +117,16 @@ def test_an_initial_before_a_name_ends_no_sentence() -> None:
         "See Appendix A.",
         "The next part follows.",
     ]
+
+
+def test_an_elision_line_in_a_listing_is_code_left_out() -> None:
+    text = (
+        "There is a package lastpage which you can use with fancyhdr as follows:\n"
+        "\\usepackage{lastpage}\n"
+        "...\n"
+        "\\fancyfoot[C]{\\thepage\\ of \\pageref{LastPage}}\n"
+    )
+    units = _units(text)
+    # The "..." ended the listing: the lead-in was quoted with its first line only.
+    assert len(units) == 1 and units[0].endswith("\\pageref{LastPage}}`."), units
+    assert "\\usepackage{lastpage} ... \\fancyfoot" in units[0]

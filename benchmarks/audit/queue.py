@@ -10,7 +10,9 @@ Two fault sets of real manuals, each split once into a tuning and a held-out hal
   against it alone (:func:`indexer.lint.sourced.lint_sentences` does this with spans).
 - **read**: summaries of real manuals read by the team's judges (``benchmarks/summaries/``),
   every system's: a summary judged misleading holds a real fault, one judged not misleading is
-  faithful; each is checked sentence by sentence against the spans its sentences cite.
+  faithful; each is checked sentence by sentence against the spans its sentences cite. Reported
+  also with the summaries judged unclean but not misleading counted as faulty (a cut sentence,
+  a lead-in without what it announces: faults an expert corrects, though no meaning changed).
 
 A flag is shown when its confidence reaches the threshold; the queue orders a manual's summaries
 by their most confident shown flag. Reported per half: the share of the first 10 queue items
@@ -44,6 +46,8 @@ OUT = ROOT / "benchmarks" / "results" / "audit_queue.json"
 JUDGMENTS = ROOT / "benchmarks" / "summaries" / "judgments.jsonl"
 MAX_FALSE = 5.0  # shown flags per 100 faithful summaries
 THRESHOLDS = [round(0.05 * i, 2) for i in range(21)]
+# Judges name a summary misleading or unclean, not the kind of flag that finds it.
+_UNNAMED = ("context", "unclean")
 
 
 @dataclass(frozen=True)
@@ -115,13 +119,22 @@ def judged(
 
 def read(linter: Linter, halves: tuple[str, ...] = ("tuning", "held_out", "fresh")) -> list[Item]:
     """Every judged summary of the summary benchmark (each system's) in ``halves``, linted
-    sentence by sentence against its cited spans; faulty when its judges found it misleading."""
+    sentence by sentence against its cited spans; faulty when its judges found it misleading,
+    ``unclean`` when they found it not misleading but not clean (a cut sentence, a lead-in
+    without what it announces, navigation)."""
     out: list[Item] = []
     for node, labels, sentences, verdict in judged(halves):
         flags = lint_sentences(linter, sentences, node.text, labels)
-        fault = "context" if verdict["misleading"] else None
+        fault = "context" if verdict["misleading"] else None if verdict["clean"] else "unclean"
         out.append(Item(node.manual.name, node.manual.split, fault, tuple(flags)))
     return out
+
+
+def misleading_only(items: list[Item]) -> list[Item]:
+    """``items`` with only the misleading ones faulty (an unclean summary counted faithful)."""
+    return [
+        Item(i.manual, i.half, i.fault if i.fault == "context" else None, i.flags) for i in items
+    ]
 
 
 def scores(items: list[Item], threshold: float) -> dict[str, Any]:
@@ -145,7 +158,7 @@ def scores(items: list[Item], threshold: float) -> dict[str, Any]:
     for i in items:
         if i.fault is not None:
             # A summary judged misleading is found by any shown flag (its judges name no kind).
-            named = i.fault == "context" or any(f.kind == i.fault for f in shown(i))
+            named = i.fault in _UNNAMED or any(f.kind == i.fault for f in shown(i))
             kinds[i.fault].append(bool(shown(i)) and named)
     return {
         "threshold": threshold,
@@ -166,7 +179,8 @@ def main() -> dict[str, Any]:
     planted_items = planted(linter)
     tuning = [i for i in planted_items if i.half == "tuning"]
     held = [i for i in planted_items if i.half == "held_out"]
-    real = read(linter)
+    every = read(linter)
+    real = misleading_only(every)
     real_tuning = [i for i in real if i.half == "tuning"]
     real_held = [i for i in real if i.half == "held_out"]
     real_fresh = [i for i in real if i.half == "fresh"]
@@ -194,6 +208,12 @@ def main() -> dict[str, Any]:
             "fresh": scores(real_fresh, chosen),
             "fresh_at_shipped": scores(real_fresh, shipped),
             "fresh_all_flags": scores(real_fresh, 0.0),
+        },
+        # A summary its judges found unclean (not misleading) counted as holding a fault: the
+        # dependency check is asked to find a lead-in left without what it announces.
+        "read_misleading_or_unclean": {
+            half: scores([i for i in every if i.half == half], chosen)
+            for half in ("tuning", "held_out", "fresh")
         },
         "tuning_sweep": {str(t): r for t, r in sweep.items()},
     }

@@ -191,6 +191,9 @@ _DECLARATION_OPEN = re.compile(
 )
 
 
+_ELISION = re.compile(r"^\s*(?:\.\s?){3,}\s*$|^\s*…\s*$")
+
+
 def _line_kinds(lines: list[str]) -> list[str]:
     """Each line's kind; a declaration wrapped over lines is code throughout, and so is the
     entry's name on the short line right above it."""
@@ -202,6 +205,11 @@ def _line_kinds(lines: list[str]) -> list[str]:
             kinds[k] = "code"
         if fence:
             fenced = not fenced
+    for k, line in enumerate(lines):
+        # An elision line ("...") in a listing stands for code left out: it is code.
+        near = kinds[k - 1 : k] + kinds[k + 1 : k + 2]
+        if _ELISION.match(line) and "code" in near:
+            kinds[k] = "code"
     i = 0
     while i < len(lines):
         if _DECLARATION_OPEN.search(lines[i]):

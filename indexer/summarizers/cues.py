@@ -26,7 +26,8 @@ _CONNECTIVES = (
     "as such|after that|afterwards|before that|at this point|at that point|here|if so|if not|"
     "for example|for instance|e\\.g\\.|i\\.e\\.|namely|unlike this|apart from this|indeed|"
     "in fact|in particular|specifically|in short|in summary|that said|in turn|as noted|"
-    "as mentioned|as explained|as shown|as described above|as seen"
+    "as mentioned|as explained|as shown|as described above|as seen|as you can see|"
+    "as we have seen|as can be seen|as you saw|as we saw"
 )
 
 _BACK_START = re.compile(rf"^(?:{_CONNECTIVES})\b", re.IGNORECASE)
@@ -190,6 +191,9 @@ def _plural_pronoun_back(s: str) -> bool:
 # does not hold.
 _LISTING_LINES = re.compile(r"^lines?\s+\d+", re.IGNORECASE)
 
+# A licence calls itself "this License", capitalized as the term it defines (the GPL, the FDL,
+# the Apache License): inside one, it names the text itself.
+_LICENCE_ITSELF = re.compile(r"^(?:This|this)\s+Licen[cs]e\b")
 _SELF_NOUNS = frozenset(
     ["page", "pages", "chapter", "section", "sections", "manual", "document", "guide"]
     + ["appendix", "part", "tutorial", "book", "handbook", "reference", "specification", "text"]
@@ -271,11 +275,14 @@ def leans_back(sentence: str) -> bool:
         return True
     if _SUBORDINATE_PRONOUN.match(s) or _GENERIC_SUBJECT.match(s):
         return True
-    if _SELF_REFERENCE.match(s):
+    if _SELF_REFERENCE.match(s) or _LICENCE_ITSELF.match(s):
         return False  # says what the document itself covers: its "this …" stays inside it
     if _BACK_START.match(s) or (_PRONOUN_START.match(s) and not _EXPLETIVE.match(s)):
         return True
-    return any(m.group(1).lower() not in _SELF_NOUNS for m in _DEMONSTRATIVE.finditer(s))
+    return any(
+        m.group(1).lower() not in _SELF_NOUNS and not _LICENCE_ITSELF.match(m.group(0))
+        for m in _DEMONSTRATIVE.finditer(s)
+    )
 
 
 _DEFINITE = re.compile(r"^(?:the|each|both)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.IGNORECASE)

@@ -9,6 +9,7 @@ source says.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 ALSO_COVERS = "It also covers"
 COVERS = "It covers"
@@ -18,6 +19,7 @@ NO_STATEMENT = "no sentence of it stands alone to be quoted; see the source"
 MORE_ITEMS = "and {n} more"
 MORE_ROWS = "and further rows"
 MORE_LINES = "and {n} more lines"
+MAX_NAMED = 10  # headings or terms named in one line
 
 _FRAME = re.compile(
     r"^It (?:also )?covers\b|(?<=: )covers\b|, not summarized\.$|"
@@ -30,3 +32,26 @@ _FRAME = re.compile(
 def without_frame(sentence: str) -> str:
     """The sentence without the summarizer's framing words (what its spans must support)."""
     return _FRAME.sub("", sentence).strip()
+
+
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:chapter|section|appendix|part)\s+)?(?:\d+|[A-Z]|[IVX]+)(?:\.\d+)*\.?\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def bare(title: str) -> str:
+    """A heading without its numbering ("3.1.4. localhost Zone File" → "localhost Zone File")."""
+    stripped = _NUMBERING.sub("", title, count=1).strip()
+    return stripped or title.strip()
+
+
+def names(titles: Sequence[str]) -> str:
+    """Headings or terms named in one line: "a, b and c", the rest counted ("and 4 more")."""
+    shown = [bare(t) for t in titles if t]
+    if len(shown) > MAX_NAMED:
+        rest = len(shown) - MAX_NAMED + 1
+        shown = [*shown[: MAX_NAMED - 1], MORE_ITEMS.format(n=rest).removeprefix("and ")]
+    if len(shown) <= 1:
+        return "".join(shown)
+    return f"{', '.join(shown[:-1])} and {shown[-1]}"
