@@ -249,3 +249,18 @@ def test_a_line_of_links_with_only_separators_is_navigation_wherever_they_lead()
     assert "There are two kinds of environment variables." in text
     # links set in a sentence are its words, however many
     assert "Set them with SetEnv, PassEnv and UnsetEnv." in text
+
+
+def test_a_one_section_chapter_contents_is_no_text() -> None:
+    html = (
+        b"<html><body><h1>Chapter 8. Submodules</h1><div class='toc'><p><b>Table of Contents</b>"
+        b"</p><dl><dt><a href='#pitfalls'>Pitfalls with submodules</a></dt></dl></div>"
+        b"<p>Large projects are often composed of smaller modules.</p>"
+        b"<div><h2><a name='pitfalls'></a>Pitfalls with submodules</h2>"
+        b"<p>Always publish the submodule change first.</p></div>"
+        b"<ul><li><a href='#nowhere'>A lone link to no heading</a></li></ul></body></html>"
+    )
+    text = parse_html(html, filename="ch08.html").text
+    assert "Table of Contents" not in text
+    assert text.count("Pitfalls with submodules") == 1
+    assert "A lone link to no heading" in text

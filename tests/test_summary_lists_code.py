@@ -33,7 +33,14 @@ def test_a_list_whose_items_stand_apart_is_not_quoted_by_its_first_item() -> Non
     units = _units(text)
     # Its first item under the lead-in read as the whole list of incompatibilities.
     assert not any("incompatibilities" in u and "Sync lines" in u for u in units), units
-    assert "There are a few other incompatibilities" in units[0]
+    # Nor is the lead-in alone: "There are a few other incompatibilities" without them reads
+    # as all there is to say; the sentences before it in its paragraph still stand.
+    assert not any("incompatibilities" in u for u in units), units
+    led = _units(
+        "The release changes the parser. There are three ways to upgrade.\n\n"
+        "- Rebuild.\n\nNote the first.\n\n- Reinstall.\n"
+    )
+    assert led[0] == "The release changes the parser.", led
     # A list of one item with nothing like it after is still quoted with its lead-in.
     alone = _units("The service has one requirement:\n\n- A writable spool directory.\n")
     assert alone == ["The service has one requirement: A writable spool directory."]

@@ -328,11 +328,30 @@ def _holds_heading(el: etree._Element) -> bool:
 
 def _is_contents_list(lst: etree._Element) -> bool:
     links = [a for a in lst.iter("a") if a.get("href") is not None]
+    if len(links) == 1:
+        # A chapter's contents of one section (DocBook's "Table of Contents" over a chapter
+        # with one section): a link to a heading of this page, and nothing else.
+        return _to_heading(lst, links[0].get("href") or "") and link_share(lst) >= _LINK_SHARE
     if len(links) < 2:
         return False
     if sum(is_internal(a.get("href") or "") for a in links) < 0.9 * len(links):
         return False
     return link_share(lst) >= _LINK_SHARE
+
+
+def _to_heading(el: etree._Element, href: str) -> bool:
+    """Whether ``href`` leads to a heading of the page ``el`` is on, or to a section holding one."""
+    key = href[1:] if href.startswith("#") else ""
+    if not key:
+        return False
+    for target in el.getroottree().iter():
+        if not isinstance(target.tag, str):
+            continue
+        if target.get("id") == key or (target.tag == "a" and target.get("name") == key):
+            if target.tag in _HEADING_TAGS or _holds_heading(target):
+                return True
+            return any(a.tag in _HEADING_TAGS for a in target.iterancestors())
+    return False
 
 
 def _is_link_line(block: etree._Element) -> bool:

@@ -27,7 +27,8 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 TERMINAL = re.compile(r"[.!?][\"')\]’”]*$")
 
 # Lines that are code whatever else they hold: a grammar rule, an indented block, a comment,
-# a call on its own, a command-line option, a command after a shell prompt ("$ git log").
+# a call on its own, a command-line option, a command after a shell prompt ("$ git log"), a
+# Texinfo definition line in print ("[Function]int f (…)").
 _DECLARATION = re.compile(
     r"\b(?:int|char|void|const|unsigned|long|double|float|size_t|struct|bool|enum)\b[^.]*"
     r"\([^()]*\)\s*;?\s*$"
@@ -35,7 +36,7 @@ _DECLARATION = re.compile(
 
 _CODE_LINE = re.compile(
     r"::=|^\s{4,}\S|^\s*(?:#|//|--|/\*)\s|^[\w.:-]+\s*\(.*\)\s*;?\s*$|^\s*-{1,2}[A-Za-z][\w-]*[ ,=]"
-    r"|^\s*usage:\s|^\s*[$%]\s+[\w./-]|[⇒⊣↦]|\berror→",
+    r"|^\s*usage:\s|^\s*[$%]\s+[\w./-]|[⇒⊣↦]|\berror→|^\s*\[[A-Z][A-Za-z ]{0,30}\][A-Za-z_]",
     re.IGNORECASE,
 )
 

@@ -35,7 +35,10 @@ _BACK_START = re.compile(rf"^(?:{_CONNECTIVES})\b", re.IGNORECASE)
 _PRONOUN_START = re.compile(
     r"^(?:it|its|they|their|them|he|she|his|her|both|neither|either|each of these|"
     r"the latter|the former|the same|such|this|that|these|those|there|other|another|"
-    r"the other|the others|others|the rest|the remaining|the first two|the last two|the next)\b",
+    r"the other|the others|others|the rest|the remaining|the first two|the last two|the next|"
+    # a part of a set named before ("Each of the commands has …"), not "most of the time"
+    r"(?:each|all|none|some|any|several|many|few)\s+of\s+(?:the|these|those|them)"
+    r"(?!\s+(?:time|following)\b))\b",
     re.IGNORECASE,
 )
 
@@ -80,7 +83,8 @@ _DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|such)\s+(?!as\b|that\b)([a-z
 # other …" name something said before ("in the same directory", "the other branch").
 _ANAPHORIC = re.compile(
     r"\b(?:of|to|from|for|with|on|at|by|into|onto|under|after|before|about|over|through|"
-    r"within|without|against|per|like)\s+that\b(?!\s+(?:of|which|is|are|was|were)\b)|"
+    r"within|without|against|per|like|since|until|during|beyond|across|along|behind|upon|"
+    r"throughout|toward|towards)\s+that\b(?!\s+(?:of|which|is|are|was|were)\b)|"
     r"\bthe\s+same\b(?![^.;:]*\bas\b)|\bthe\s+other\b|"
     r"^(?:in|on|at|for|with|from|by)\s+(?:all\s+)?other\s+(?!words\b)|"
     # a connective set off by commas inside the sentence ("If, however, …", "…, though.")
@@ -215,10 +219,14 @@ _SUBORDINATE_PRONOUN = re.compile(
     re.IGNORECASE,
 )
 
+# "Here" and "below" after a verb of presenting ("We give here …", "listed here") or opening
+# the sentence ("Below are …") point at what follows, as "the following" does.
 _FORWARD = re.compile(
-    r"^here (?:is|are)\b|\b(?:the following|as follows|(?:described|shown|listed|given|"
-    r"explained|discussed|illustrated)\s+(?:below|later|in the next)|see below|"
-    r"(?:the|these|those)\s+(?:[\w-]+\s+){0,2}below)\b|\bbelow\s*[.:]",
+    r"^(?:here|below)\s+(?:is|are)\b|\b(?:the following|as follows|(?:described|shown|listed|"
+    r"given|explained|discussed|illustrated)\s+(?:below|later|in the next)|see below|"
+    r"(?:the|these|those)\s+(?:[\w-]+\s+){0,2}below|(?:give|gives|list|lists|listed|"
+    r"describe|describes|show|shows|present|presents|summarize|summarizes|collect|collects)"
+    r"\s+here)\b|\bbelow\s*[.:]",
     re.IGNORECASE,
 )
 
@@ -226,8 +234,8 @@ _FORWARD = re.compile(
 _META = re.compile(
     r"\b(?:is|are|was|were|will be)\s+(?:\w+\s+)?(?:described|explained|covered|discussed|"
     r"documented|detailed|listed|shown|presented|treated)\s+(?:in|on|at|below|above|later|"
-    r"elsewhere|under|separately)\b|\b(?:in|on) (?:the )?(?:following|next|previous) "
-    r"(?:sections?|chapters?|pages?)\b",
+    r"elsewhere|under|separately)\b|\b(?:in|on) (?:the |a |an )?(?:following|next|previous|"
+    r"preceding|earlier|later) (?:sections?|chapters?|pages?)\b",
     re.IGNORECASE,
 )
 
@@ -259,11 +267,12 @@ def cross_reference(text: str) -> bool:
 def points_forward(sentence: str) -> bool:
     """Whether the sentence points at text after it ("described below", "the following …"
     without its own colon and what follows it)."""
-    m = _FORWARD.search(sentence)
-    if m is None or is_lead_in(sentence):
+    s = strip_markup(sentence)  # a sentence wrapped over lines ("are as\nfollows.")
+    m = _FORWARD.search(s)
+    if m is None or is_lead_in(s):
         return False
-    colon = sentence.find(":", m.end())
-    return colon < 0 or len(sentence) - colon < 4
+    colon = s.find(":", m.end())
+    return colon < 0 or len(s) - colon < 4
 
 
 def leans_back(sentence: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from indexer.summarizers.blocks import LIST_ITEM, Block
+from indexer.summarizers.cues import is_lead_in, points_forward
 from indexer.summarizers.drafts import MAX_UNIT_TOKENS
 from indexer.summarizers.sentences import Piece
 from indexer.tokens import count_tokens
@@ -43,3 +44,43 @@ def fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
         kept.append(item)
         budget -= cost
     return kept, len(items) - len(kept)
+
+
+_MAX_ITEM_BLOCKS = 3
+
+
+def interrupted(blocks: list[Block], after: int) -> bool:
+    """Whether a list goes on after blocks of code or text inside one of its items (steps with
+    commands, an entry with its example)."""
+    return after > 0 and list_end(blocks, after - 1) > after
+
+
+def _inside_item(blocks: list[Block], k: int) -> bool:
+    """Whether ``blocks[k]`` may belong to the list item above it: code, or a paragraph that
+    does not lead into a list of its own (a lead-in to code is the item's example's)."""
+    block = blocks[k]
+    if block.kind not in ("code", "paragraph"):
+        return False
+    last = block.text.rstrip()
+    if not (last.endswith(":") or is_lead_in(last) or points_forward(last)):
+        return True
+    # A lead-in ("Optional attributes:") starts a list of its own, unless code follows it.
+    return k + 1 < len(blocks) and blocks[k + 1].kind == "code"
+
+
+def list_end(blocks: list[Block], i: int) -> int:
+    """The index after the list starting at ``blocks[i]`` (if any), its items' own code and
+    paragraphs included: the list goes on wherever an item follows a few such blocks."""
+    end = i
+    while end < len(blocks):
+        if blocks[end].kind == "item":
+            end += 1
+            continue
+        k = end
+        while k < len(blocks) and k - end < _MAX_ITEM_BLOCKS and _inside_item(blocks, k):
+            k += 1
+        if k < len(blocks) and blocks[k].kind == "item" and k > end and end > i:
+            end = k
+            continue
+        break
+    return end

@@ -50,6 +50,9 @@ def term_of(block: Block, below: Block) -> Piece | None:
     """The term a line names for the paragraph below it: the line itself when it is a term,
     or the name a synopsis line declares (the function before its parenthesis, the command
     before its options) when the paragraph describes it (does not open as a remark)."""
+    defined = _definition(block)
+    if defined is not None:
+        return defined  # "This function …" below a definition speaks of what it defines
     if is_term(block):
         return term_piece(block)
     declared = _PROTOTYPE.search(block.text) if block.kind == "code" else None
@@ -73,10 +76,13 @@ def term_of(block: Block, below: Block) -> Piece | None:
         if len(heads) != 1 or len(lines) > 6:
             return None
         text = lines[0]
-    if TERMINAL.search(text.strip()) or len(text) > 200 or text.rstrip().endswith(";"):
+    said = re.sub(r"\s*\[\d+\]$", "", text.strip())  # a footnote's mark after the sentence
+    if TERMINAL.search(said) or len(text) > 200 or text.rstrip().endswith(";"):
         return None  # a sentence, or a statement of code (a call), not a synopsis
     if not re.search(r"[\[(<]|\s-", text):
         return None  # a synopsis has arguments, options or a parameter list
+    if _INVOCATION.search(re.sub(r"\[[^\]]*\]", "", text)):
+        return None  # a command line to run (a variable, a pipe), an example: no synopsis
     called = _CALLED.search(text)
     m = called if called is not None else _COMMAND.match(text)
     if m is None:
@@ -85,6 +91,65 @@ def term_of(block: Block, below: Block) -> Piece | None:
     if len(name) > 60 or name.lower() in ("function", "macro", "type", "variable"):
         return None
     start = block.start + block.text.index(text) + m.start(1)
+    return Piece(name, start, start + len(name))
+
+
+# A definition line as Texinfo writes it, "Category: declaration" in HTML and
+# "[Category]declaration" in print: "Function: int lt_dladderror (const char *diagnostic)",
+# "[Global flag]idn2_flags IDN2_NFC_INPUT", "Variable: const lt_dlsymlist lt_preloaded_symbols[]".
+_DEFINITION = re.compile(
+    r"^[ \t]*(?:\[(?P<tag>[A-Za-z][A-Za-z ]{0,30})\][ \t]*|"
+    r"(?P<category>(?:[A-Z][a-z]+ ){0,2}[A-Z][a-z]+):[ \t]+)(?P<decl>[A-Za-z_].*)$",
+    re.M,
+)
+_CATEGORIES = frozenset(
+    ["function", "macro", "variable", "command", "form", "option", "type", "constant", "method"]
+    + ["class", "flag", "builtin", "hook", "procedure", "operator", "field", "member", "enum"]
+    + ["structure", "struct", "typedef", "keyword"]
+)
+# Words of a C declaration before its name: the name of a variable is its last word.
+_DECLARATION_WORDS = frozenset(
+    ["const", "volatile", "static", "extern", "struct", "union", "enum", "unsigned", "signed"]
+    + ["int", "char", "long", "short", "void", "double", "float"]
+)
+_TYPED = frozenset(["variable", "constant", "flag", "field", "member"])
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+_INVOCATION = re.compile(r"\$[A-Za-z_{(]|&&|\s\|\s|;\s")
+
+
+def _definition(block: Block) -> Piece | None:
+    """The name a definition line declares; the names of several, one entry described
+    together ("Builtin: include (file)" over "Builtin: sinclude (file)")."""
+    if block.kind not in ("paragraph", "code", "heading") or block.text.count("\n") > 3:
+        return None
+    found = [p for m in _DEFINITION.finditer(block.text) if (p := _declared(block, m))]
+    if len({p.text for p in found}) != len(found) or not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    return Piece(", ".join(p.text for p in found), found[0].start, found[-1].end)
+
+
+def _declared(block: Block, m: re.Match[str]) -> Piece | None:
+    """The function before its parameter list, the last word of a typed variable or
+    constant, else the first word after the category."""
+    category = (m.group("tag") or m.group("category")).split()[-1].lower()
+    if m.group("category") and category not in _CATEGORIES:
+        return None  # "Note: …", "Default: …": a label, not a definition
+    decl = re.sub(r"\[[^\]]*\]", lambda x: " " * len(x.group()), m.group("decl"))
+    called = _CALLED.search(decl)
+    if called is not None:
+        at, name = called.start(1), called.group(1)
+    else:
+        words = [w for w in _NAME.finditer(decl) if w.group() not in _DECLARATION_WORDS]
+        if not words:
+            return None
+        # a type's name before a constant's ("[Return code]idn2_rc IDN2_OK")
+        constant = len(words) == 2 and words[-1].group().isupper()
+        typed = category in _TYPED or constant or len(words) < len(_NAME.findall(decl))
+        word = words[-1] if typed else words[0]
+        at, name = word.start(), word.group()
+    start = block.start + m.start("decl") + at
     return Piece(name, start, start + len(name))
 
 

@@ -8,10 +8,8 @@ and each sentence with what it depends on:
 
 - a sentence that points back (a pronoun or demonstrative subject, a discourse connective,
   "the above") is taken with the sentence before it in its paragraph, or not at all;
-- a lead-in ("… the following:", a sentence ending in a colon) is taken with the whole list it
-  introduces, or not at all (never with code or a table, which a summary does not quote);
-- a list item is taken with its lead-in, or alone when the list has none and the item is a
-  complete sentence;
+- a lead-in (a sentence ending in a colon, the last one before a list) is taken with all it
+  introduces, or not at all; a list item with its lead-in, or alone when the list has none;
 - code, tables, headings, navigation (title-case runs, pointers such as "See …", "described
   below"), labels and legal boilerplate are never units.
 
@@ -46,7 +44,7 @@ from indexer.summarizers.drafts import (
     table_draft,
 )
 from indexer.summarizers.interrupted import CODE_MARK, goes_on_after, join_interrupted
-from indexer.summarizers.lists import fit_items, is_step, list_after
+from indexer.summarizers.lists import fit_items, interrupted, is_step, list_after, list_end
 from indexer.summarizers.openings import sentence_before
 from indexer.summarizers.sentences import Piece, sentence_spans
 from indexer.summarizers.terms import nested, term_of, term_piece
@@ -272,13 +270,20 @@ def _paragraph(
                 out.pop()
                 chain, labelled, term = list(carry.pieces), carry.label, carry.term
             if not chain:
+                if j == len(pieces) - 1 and i + 1 < len(blocks):
+                    # Nor is the list it introduces: its items would read as another list's.
+                    i = list_end(blocks, i + 1) - 1
                 continue  # what it leans on is not quotable: neither is it
             chain.append(piece)
         else:
             _emit(out, chain, labelled, term)
             chain = [piece]
-        if j == len(pieces) - 1 and (is_lead_in(text) or points_forward(text)):
-            # It introduces what follows: taken with it (a list, a table, a command) or not at all.
+        listed = i + 1 < len(blocks) and blocks[i + 1].kind == "item"
+        if j == len(pieces) - 1 and (is_lead_in(text) or points_forward(text) or listed):
+            # It introduces what follows: taken with it (a list, a table, a command) or not at
+            # all. A list right after a paragraph lists what its last sentence speaks of, colon
+            # or not (a few picked items read as the whole list, "There are a few things to
+            # think about" alone as all there is to say).
             taken = _lead_in(blocks, i + 1, chain, labelled, term)
             if taken is not None:
                 out.append(taken[0])
@@ -286,19 +291,7 @@ def _paragraph(
             else:
                 # Its list is not quoted item by item either; what it leans on stands alone.
                 _emit(out, chain[:-1], labelled, term)
-                i = _list_end(blocks, i + 1) - 1
-            chain = []
-        elif j == len(pieces) - 1 and i + 1 < len(blocks) and blocks[i + 1].kind == "item":
-            # A list right after a paragraph lists what its last sentence speaks of, colon or
-            # not: its items go with that sentence, never alone (a few picked items would read
-            # as the whole list).
-            taken = _lead_in(blocks, i + 1, chain, labelled, term)
-            if taken is not None:
-                out.append(taken[0])
-                i = taken[1]
-            else:
-                _emit(out, chain, labelled, term)
-                i = _list_end(blocks, i + 1) - 1
+                i = list_end(blocks, i + 1) - 1
             chain = []
         elif points_forward(text):
             chain.pop()  # it points at what follows, which a summary does not hold
@@ -345,7 +338,7 @@ def _lead_in(
             return None  # "Two variables are always set:" over one line: the rest is elsewhere
         return Draft(list(chain), [code], labelled, term, more=more, code=True), i
     items, after = list_after(blocks, i)
-    if not items or _interrupted(blocks, after) or any(points_forward(p.text) for p in items):
+    if not items or interrupted(blocks, after) or any(points_forward(p.text) for p in items):
         return None  # a list whose steps are interleaved with code cannot be quoted whole
     if any(cross_reference(p.text) for p in items):
         return None  # a list of pointers to other pages is navigation, not content
@@ -371,44 +364,6 @@ def _more_code(blocks: list[Block], i: int) -> bool:
 
 
 # The most blocks of code or text one list item may hold before the list goes on.
-_MAX_ITEM_BLOCKS = 3
-
-
-def _interrupted(blocks: list[Block], after: int) -> bool:
-    """Whether a list goes on after blocks of code or text inside one of its items (steps with
-    commands, an entry with its example)."""
-    return after > 0 and _list_end(blocks, after - 1) > after
-
-
-def _inside_item(block: Block) -> bool:
-    """Whether a block may belong to the list item above it: code, or a paragraph that does not
-    lead into a list of its own."""
-    if block.kind == "code":
-        return True
-    if block.kind != "paragraph":
-        return False
-    last = block.text.rstrip()
-    return not (last.endswith(":") or is_lead_in(last) or points_forward(last))
-
-
-def _list_end(blocks: list[Block], i: int) -> int:
-    """The index after the list starting at ``blocks[i]`` (if any), its items' own code and
-    paragraphs included: the list goes on wherever an item follows a few such blocks."""
-    end = i
-    while end < len(blocks):
-        if blocks[end].kind == "item":
-            end += 1
-            continue
-        k = end
-        while k < len(blocks) and k - end < _MAX_ITEM_BLOCKS and _inside_item(blocks[k]):
-            k += 1
-        if k < len(blocks) and blocks[k].kind == "item" and k > end and end > i:
-            end = k
-            continue
-        break
-    return end
-
-
 def _first_sentence(block: Block) -> Piece | None:
     pieces = sentence_spans(block.text, block.start)
     return pieces[0] if pieces and complete(pieces[0].text) else None
@@ -436,6 +391,8 @@ def listing(runs: list[tuple[int, str]]) -> Unit | None:
             elif block.kind == "item":
                 items, _ = list_after(blocks, i)
                 kept, more = fit_items([], items)
+                # items after an item's own code or text are the same list's: counted too
+                more += sum(b.kind == "item" for b in blocks[i : list_end(blocks, i)]) - len(items)
                 pointers = any(cross_reference(p.text) for p in items)
                 draft = Draft([], kept, more=more) if len(items) >= 2 and kept else None
                 draft = None if pointers else draft

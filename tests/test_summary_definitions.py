@@ -1,0 +1,190 @@
+"""Entries as reference manuals declare them, and sentences that announce what follows.
+
+A Texinfo definition line ("Function: int lt_dladderror (…)", "[Global flag]idn2_flags
+IDN2_NFC_INPUT") names the entry its paragraph describes: the declared name, never a type word
+or the category. A command line with a variable or a pipe is an example, no entry's synopsis.
+A sentence announcing what follows ("Below are …", "We give here …", "… are as follows." over a
+line break) is quoted with it or not at all, and so is the last sentence before a list.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.summarizers.blocks import blocks_of
+from indexer.summarizers.cues import leans_back, points_forward
+from indexer.summarizers.terms import entries_of, term_of
+from indexer.summarizers.units import listing, units_of
+
+
+def _units(text: str) -> list[str]:
+    return [u.text for u in units_of([(0, text)])]
+
+
+def _term(text: str) -> str | None:
+    blocks = blocks_of(text, 0)
+    found = term_of(blocks[0], blocks[1])
+    return None if found is None else found.text
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("Function: int lt_dladderror (const char *diagnostic)", "lt_dladderror"),
+        ("Variable: const lt_dlsymlist lt_preloaded_symbols[]", "lt_preloaded_symbols"),
+        ("Macro: LTDL_SET_PRELOADED_SYMBOLS", "LTDL_SET_PRELOADED_SYMBOLS"),
+        ("[Global flag]idn2_flags IDN2_NFC_INPUT", "IDN2_NFC_INPUT"),
+        ("[Return code]idn2_rc IDN2_MALLOC", "IDN2_MALLOC"),
+        (
+            "Macro: int mpfr_round_nearest_away (int (foo)(mpfr_t, ...), mpfr_t rop, ...)",
+            "mpfr_round_nearest_away",
+        ),
+        ("Data Type: mpfr_t", "mpfr_t"),
+    ],
+)
+def test_a_definition_line_names_what_it_declares(line: str, name: str) -> None:
+    assert _term(f"{line}\n\nThis function allows you to report an error.") == name
+
+
+def test_a_label_with_a_colon_is_no_definition() -> None:
+    # Read as a definition, "Default" would be a category and "the" the declared name.
+    line = "Default: the system's locale"
+    assert _term(f"{line}\n\nThis value is read at start-up.") == line
+
+
+def test_this_function_below_a_definition_is_the_entry_it_defines() -> None:
+    text = (
+        "Function: int lt_dladderror (const char *diagnostic)\n\n"
+        "This function allows you to integrate your own error messages into lt_dlerror.\n\n"
+        "Function: int lt_dlseterror (int errorcode)\n\n"
+        "Use this function to raise errors from your own module loaders.\n"
+    )
+    units = _units(text)
+    assert units[0].startswith("lt_dladderror: This function allows"), units
+    assert [e.text for e in entries_of([(0, text)])] == ["lt_dladderror", "lt_dlseterror"]
+
+
+def test_a_command_line_to_run_is_no_entry_of_the_paragraph_below() -> None:
+    text = (
+        "```\nfind $CCACHE_DIR -type d | xargs chmod g+s\n```\n\n"
+        "The reason to avoid the hard link mode is that hard links share timestamps.\n"
+    )
+    assert _term(text) is None
+    assert not any(u.startswith("find:") for u in _units(text))
+    # A synopsis with options and placeholders still names its command.
+    assert _term("```\ngrep [-i] [-e pattern] file\n```\n\nSearch the file.") == "grep"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The direct interfaces to the library are as\nfollows.",
+        "Below are the interfaces of the library documented.",
+        "We give here in alphabetical order the functions that were added after 2.2.",
+    ],
+)
+def test_a_sentence_announcing_what_follows_points_forward(sentence: str) -> None:
+    assert points_forward(sentence)
+
+
+def test_below_a_figure_points_nowhere() -> None:
+    assert not points_forward("The value must stay below 10.")
+
+
+def test_that_after_a_preposition_points_back() -> None:
+    assert leans_back("Terminology has changed since that revision.")
+    assert not leans_back("Terminology has changed since the 1.0 release.")
+
+
+def test_a_part_of_a_set_named_before_points_back() -> None:
+    assert leans_back("Each of the commands has a PRIVATE, PUBLIC and INTERFACE mode.")
+    assert not leans_back("Most of the time, the default build type is used.")
+    assert not leans_back("Each target corresponds to an executable or library.")
+
+
+def test_the_sentence_before_a_list_goes_with_it_or_not_at_all() -> None:
+    text = (
+        "Reports help us fix bugs. There are a few things you should think about.\n\n"
+        + "".join(f"- Item {i} is something to include in a report.\n\n" for i in range(3))
+        + "Some text between the lists.\n\n- A last item stands here.\n"
+    )
+    units = _units(text)
+    assert units[0] == "Reports help us fix bugs.", units
+    assert not any("a few things" in u for u in units), units
+
+
+def test_the_list_of_a_lead_in_that_cannot_stand_goes_with_it() -> None:
+    text = (
+        "Another way to collaborate is a single shared repository. See gitcvs-migration(7)"
+        " for how to set this up.\n\n"
+        "However, this mode is not recommended, because exchanging patches has advantages:\n\n"
+        "- A single maintainer can process incoming changes at very high rates.\n"
+        "- No repository is special, and another developer can take over maintenance.\n"
+    )
+    units = _units(text)
+    assert units == ["Another way to collaborate is a single shared repository."], units
+
+
+def test_a_sentence_with_a_footnote_mark_is_no_synopsis() -> None:
+    text = (
+        "In addition to the above examples, we need to check the ABI compatibility further and"
+        " bump versions for some symbols manually as needed. [98]\n\n"
+        "Although it is only a secondary reference, the wiki pages may be useful.\n"
+    )
+    assert _term(text) is None
+
+
+def test_a_pointer_to_a_previous_section_is_no_statement() -> None:
+    text = "You may want to set a base directory, as discussed in a previous section.\n"
+    assert _units(text) == []
+
+
+def test_a_list_counts_the_items_after_an_items_own_example() -> None:
+    items = "".join(f"- fn_{i} in version {i}.\n" for i in range(4))
+    text = (
+        f"{items}- fn_old in version 3. It was named fn_older before.\n\n"
+        "```\n#define fn_older fn_old\n```\n\n"
+        "Code that needs both versions should use the new name.\n\n"
+        + "".join(f"- gn_{i} in version {i}.\n" for i in range(30))
+    )
+    found = listing([(0, text)])
+    assert found is not None
+    shown = found.text.count(" in version ")
+    more = int(found.text.rsplit("and ", 1)[1].split(" more")[0])
+    assert shown + more == 35, found.text
+
+
+def test_a_lead_in_to_an_items_example_keeps_the_list_going() -> None:
+    text = (
+        "This statement includes property values. It supports the following parameters:\n\n"
+        "- name - the name of the property\n\n- outname - the output field name\n\n"
+        "To create a format you can use several options together. This gives YYYY-MM-DD:\n\n"
+        '```\nproperty(name="timereported" dateformat="year")\n```\n\n'
+        "- caseconversion - converts the case of the text\n\n"
+        "- securepath - makes path names safe for dynafile templates\n"
+    )
+    units = _units(text)
+    # Two of four parameters quoted as all of them would mislead; so would the last two alone.
+    assert units == ["This statement includes property values."], units
+
+
+def test_a_definition_line_in_print_is_the_entry_not_the_lead_ins_list() -> None:
+    text = (
+        "The flags parameter can take on the following values:\n"
+        "[Global flag]idn2_flags IDN2_NFC_INPUT\nApply NFC normalization on input.\n"
+        "[Global flag]idn2_flags IDN2_TRANSITIONAL\nPerform TR46 transitional processing.\n"
+    )
+    units = _units(text)
+    assert not any("following values" in u for u in units), units
+    assert "IDN2_NFC_INPUT: Apply NFC normalization on input." in units, units
+
+
+def test_a_label_over_another_list_ends_the_list_before_it() -> None:
+    text = (
+        "Examples:\n\n- http://localhost\n\n- http://example.com/cache/\n\n"
+        "Optional attributes:\n\n- bearer-token: Token used to authorize the requests.\n\n"
+        "- keep-alive: If true, keep the connection open.\n"
+    )
+    found = listing([(0, text)])
+    assert found is not None
+    assert "more" not in found.text, found.text
