@@ -46,6 +46,7 @@ def fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
     return kept, len(items) - len(kept)
 
 
+# The most blocks of code or text one list item may hold before the list goes on.
 _MAX_ITEM_BLOCKS = 3
 
 
@@ -62,7 +63,7 @@ def _inside_item(blocks: list[Block], k: int) -> bool:
     if block.kind not in ("code", "paragraph"):
         return False
     last = block.text.rstrip()
-    if not (last.endswith(":") or is_lead_in(last) or points_forward(last)):
+    if not (is_lead_in(last) or points_forward(last)):
         return True
     # A lead-in ("Optional attributes:") starts a list of its own, unless code follows it.
     return k + 1 < len(blocks) and blocks[k + 1].kind == "code"

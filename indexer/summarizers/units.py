@@ -363,7 +363,6 @@ def _more_code(blocks: list[Block], i: int) -> bool:
     return i < len(blocks) and blocks[i].kind == "code" and not _names_entry(blocks, i)
 
 
-# The most blocks of code or text one list item may hold before the list goes on.
 def _first_sentence(block: Block) -> Piece | None:
     pieces = sentence_spans(block.text, block.start)
     return pieces[0] if pieces and complete(pieces[0].text) else None
