@@ -194,8 +194,12 @@ def test_a_list_going_on_after_an_items_code_is_not_counted_short_nor_picked_apa
         f"{items}\n\n    #define old_name new_name\n\nThus code should use old_name.\n\n{rest}"
     )
     units = [u.text for u in units_of([(0, text)])]
-    # Quoting the first items with "and 5 more" would hide the thirty after the code.
-    assert not any("more" in u for u in units), units
+    # The items after the code are the same list's: counted with those left out ("and 5
+    # more" would hide the thirty after the code), never quoted as a list of their own.
+    assert len(units) == 1, units
+    assert "func_0 in version 2.0; func_1" in units[0]
+    shown = units[0].count(" in version ")
+    assert units[0].endswith(f"; and {35 - shown} more."), units
     assert not any(u.startswith(("func_", "other_")) for u in units), units
 
 

@@ -125,3 +125,56 @@ def test_a_part_named_by_what_it_covers_cites_every_heading_it_names() -> None:
     )  # fmt: skip
     # It had cited the headings of the parts with a line of their own only.
     assert {a, b, c} <= set(line.spans), line
+
+
+def _chapter(statements: list[list[str]]) -> SummaryRequest:
+    children = []
+    for i, said in enumerate(statements):
+        start, sentences = 1000 * (i + 1), []
+        for k, text in enumerate(said):
+            at = start + 10 + 200 * k
+            kind = "lead" if k == 0 else "statement"
+            sentences.append(SourcedSentence(text, ((at, at + len(text)),), kind))
+        title = f"Part {i + 1}"
+        children.append(
+            ChildSummary(title, " ".join(said), sentences, heading=(start, start + 6), passages=2)
+        )
+    request = SummaryRequest("k", "chapter", "Chapter", ["Manual", "Chapter"], [])
+    request.children = children
+    return request
+
+
+def test_a_chapter_saying_little_quotes_more_of_what_its_parts_say() -> None:
+    parts = [
+        [
+            "Lintian checks the package for policy errors.",
+            "It runs on the built package after every build.",
+            "A warning does not stop the build.",
+        ],
+        [
+            "Uploads go to the archive through dput.",
+            "The changes file must be signed first.",
+            "Rejected uploads are reported by mail.",
+        ],
+        [
+            "Sponsors review packages of new maintainers.",
+            "A sponsor uploads the package under their own key.",
+            "Requests for sponsorship are filed as bugs.",
+        ],
+    ]
+    sentences = [s.text for s in ExtractiveSummarizer().summarize_one(_chapter(parts)).sentences]
+    # Each part by its lead, then its further statements under its heading, in their order.
+    assert sentences == [f"Part {i + 1}: {' '.join(said)}" for i, said in enumerate(parts)]
+    # A chapter whose part lines already say enough keeps one line per part.
+    topics = ("policy", "packaging", "licensing", "uploads", "sponsoring")
+    long = [
+        [
+            f"The {topic} check reports each error of {topic} it finds with the file and the"
+            " line where it was found, so that the maintainer can fix every such error before"
+            " the package is uploaded.",
+            f"Errors of {topic} are listed by severity.",
+        ]
+        for topic in topics
+    ]
+    sentences = [s.text for s in ExtractiveSummarizer().summarize_one(_chapter(long)).sentences]
+    assert not any("listed by severity" in s for s in sentences), sentences

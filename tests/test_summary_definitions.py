@@ -110,7 +110,13 @@ def test_the_sentence_before_a_list_goes_with_it_or_not_at_all() -> None:
     )
     units = _units(text)
     assert units[0] == "Reports help us fix bugs.", units
-    assert not any("a few things" in u for u in units), units
+    # Never alone ("There are a few things …" as all there is to say): with its items, and
+    # the one after the text between them counted.
+    things = [u for u in units if "a few things" in u]
+    assert len(things) == 1 and things[0].startswith(
+        "There are a few things you should think about: Item 0 is something"
+    ), units
+    assert things[0].endswith("; and 1 more."), units
 
 
 def test_the_list_of_a_lead_in_that_cannot_stand_goes_with_it() -> None:
@@ -164,8 +170,12 @@ def test_a_lead_in_to_an_items_example_keeps_the_list_going() -> None:
         "- securepath - makes path names safe for dynafile templates\n"
     )
     units = _units(text)
-    # Two of four parameters quoted as all of them would mislead; so would the last two alone.
-    assert units == ["This statement includes property values."], units
+    # Two of four parameters quoted as all of them would mislead, and so would the last two
+    # alone: the first two are quoted with how many more there are.
+    assert units == [
+        "This statement includes property values. It supports the following parameters: name -"
+        " the name of the property; outname - the output field name; and 2 more."
+    ], units
 
 
 def test_a_definition_line_in_print_is_the_entry_not_the_lead_ins_list() -> None:

@@ -166,9 +166,12 @@ def test_a_part_whose_lead_is_long_is_named_by_how_it_opens() -> None:
     intro = sentences[0]
     assert intro.text == (
         "Introduction: Libidn2 is a free implementation of IDNA2008, Punycode and TR46. Its"
-        " purpose is to encode and decode internationalized domain names."
+        " purpose is to encode and decode internationalized domain names. The library is"
+        " dual-licensed."
     ), sentences
-    assert intro.spans == ((0, 9), (10, 80), (81, 150))
+    # The document saying little, the part's further statement joins its line; the rest of
+    # the long lead, already quoted in part, does not.
+    assert intro.spans == ((0, 9), (10, 80), (81, 150), (500, 530))
     # A lead whose spans are not one per sentence (a lead-in with its list) is never cut.
     listed = SourcedSentence(lead.text, ((10, 400),), "lead")
     parts[0] = ChildSummary("Introduction", lead.text, [listed, other], heading=(0, 9))

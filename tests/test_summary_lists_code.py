@@ -31,11 +31,15 @@ def test_a_list_whose_items_stand_apart_is_not_quoted_by_its_first_item() -> Non
         "- Self-referential definitions are not prohibited.\n"
     )
     units = _units(text)
-    # Its first item under the lead-in read as the whole list of incompatibilities.
-    assert not any("incompatibilities" in u and "Sync lines" in u for u in units), units
-    # Nor is the lead-in alone: "There are a few other incompatibilities" without them reads
-    # as all there is to say; the sentences before it in its paragraph still stand.
-    assert not any("incompatibilities" in u for u in units), units
+    # Its first item under the lead-in never reads as the whole list of incompatibilities:
+    # the item after the first one's explanation is counted.
+    led_in = [u for u in units if "incompatibilities" in u]
+    assert led_in == [
+        "There are a few other incompatibilities between this version and the older one: Sync"
+        " lines are written when text is diverted, not when it is brought back; and 1 more."
+    ], units
+    # Nor is the second item quoted as a list of its own.
+    assert not any(u.startswith("Self-referential") for u in units), units
     led = _units(
         "The release changes the parser. There are three ways to upgrade.\n\n"
         "- Rebuild.\n\nNote the first.\n\n- Reinstall.\n"
@@ -104,10 +108,14 @@ def test_a_part_line_never_cuts_a_lead_in_from_its_items() -> None:
         ChildSummary("Interface names", "Names are predictable.", heading=(990, 999)),
     ]
     sentences = ExtractiveSummarizer().summarize_one(request).sentences
-    assert not any("the following: The nsswitch" in s.text for s in sentences), sentences
+    assert not any("the following:" in s.text for s in sentences), sentences
+    # Cut before the lead-in: its first sentence names the part, and the chapter saying
+    # little, the part's next statement follows.
     assert sentences[0].text == (
-        "Hostname resolution: Avahi provides a framework for service discovery."
+        "Hostname resolution: The hostname resolution is supported by the NSS mechanism too."
+        " Avahi provides a framework for service discovery."
     ), sentences
+    assert sentences[0].spans == ((0, 5), (0, 62), (900, 950)), sentences
 
 
 def test_an_initial_before_a_name_ends_no_sentence() -> None:
@@ -137,3 +145,78 @@ def test_an_elision_line_in_a_listing_is_code_left_out() -> None:
     # The "..." ended the listing: the lead-in was quoted with its first line only.
     assert len(units) == 1 and units[0].endswith("\\pageref{LastPage}}`."), units
     assert "\\usepackage{lastpage} ... \\fancyfoot" in units[0]
+
+
+_SLOT = (
+    "You can create a replication slot like this:\n\n"
+    "```\n"
+    "postgres=# SELECT * FROM pg_create_physical_replication_slot('node_a_slot');\n"
+    "  slot_name  | lsn\n"
+    "-------------+-----\n"
+    " node_a_slot |\n"
+    "```\n"
+)
+
+
+def test_a_section_of_examples_quotes_what_each_does_by_its_first_line() -> None:
+    sentences = _summary("Configuration Example", _SLOT)
+    # Not "no sentence of it stands alone": the lead-in with the code's first line.
+    assert sentences == [
+        "You can create a replication slot like this: `postgres=# SELECT * FROM"
+        " pg_create_physical_replication_slot('node_a_slot');` and 3 more lines."
+    ], sentences
+
+
+def test_code_quoted_by_its_first_line_never_takes_a_statements_place() -> None:
+    statements = (
+        "Replication slots provide an automated way to ensure that the primary does not remove"
+        " WAL segments until they have been received by all standbys. In lieu of using"
+        " replication slots, it is possible to prevent the removal of old WAL segments using"
+        " wal_keep_size, or by storing the segments in an archive. However, these methods often"
+        " result in retaining more WAL segments than required, whereas replication slots retain"
+        " only the number of segments known to be needed. Similarly, hot_standby_feedback on"
+        " its own provides protection against relevant rows being removed by vacuum, but"
+        " provides no protection during any time period when the standby is not connected."
+        " Slots are listed in the pg_replication_slots view, and each slot name may contain"
+        " only lower case letters, numbers, and the underscore character."
+    )
+    sentences = _summary("Replication Slots", f"{statements}\n\n{_SLOT}")
+    assert sentences and not any("more lines" in s for s in sentences), sentences
+    # A leaf saying little does quote it after its statements.
+    lead = "Replication slots keep the WAL segments that a standby still needs on the primary."
+    few = _summary("Replication Slots", f"{lead}\n\n{_SLOT}")
+    assert few[0] == lead and few[-1].endswith("and 3 more lines."), few
+
+
+def test_an_items_lead_in_to_its_own_example_is_left_out_of_its_quote() -> None:
+    text = (
+        "There are two different ways to use ccache to cache a compilation:\n\n"
+        "- Prefix your compilation command with ccache. This method is most convenient if you"
+        " just want to try out ccache. Example:\n\n"
+        "```\nccache gcc -c example.c\n```\n\n"
+        "- Let ccache masquerade as the compiler. This method is best when you use ccache for"
+        " all your compilations. Example:\n\n"
+        "```\ncp ccache /usr/local/bin/\n```\n"
+    )
+    units = _units(text)
+    # Not "… try out ccache. Example:; and 1 more": the item without what it announces, the
+    # item after its example counted.
+    assert units == [
+        "There are two different ways to use ccache to cache a compilation: Prefix your"
+        " compilation command with ccache. This method is most convenient if you just want to"
+        " try out ccache; and 1 more."
+    ], units
+
+
+def test_a_drawing_is_never_run_together_into_a_quote() -> None:
+    text = (
+        "In the previous example, git fetch checks that the update is a fast-forward. A"
+        " fast-forward looks something like this:\n\n"
+        "```\n o--o--o--o <-- old head of the branch\n           \\\n"
+        "            o--o--o <-- new head of the branch\n```\n"
+    )
+    units = _units(text)
+    # Not "… like this: `o--o--o--o <-- old head of the branch \\ o--o--o <-- new head …`".
+    assert units == [
+        "In the previous example, git fetch checks that the update is a fast-forward."
+    ], units

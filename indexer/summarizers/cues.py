@@ -104,7 +104,8 @@ _SHELL_NOUN = re.compile(
 )
 # A demonstrative standing alone ("to do this,", "use that."), and a condition without its
 # subject ("If omitted, …", "When set, …"): what they speak of is said before.
-_BARE_DEMONSTRATIVE = re.compile(r"\b(?:this|these|those)\s*[,.;:)]", re.IGNORECASE)
+# Before the colon ending a lead-in, "this" points at what the colon introduces ("… like this:").
+_BARE_DEMONSTRATIVE = re.compile(r"\b(?:this|these|those)\s*(?:[,.;)]|:(?!\s*$))", re.IGNORECASE)
 _ELLIPTIC_CONDITION = re.compile(
     r"^(?:if|when|unless|once|where)\s+(?:not\s+)?(?:omitted|given|specified|set|unset|"
     r"present|absent|missing|empty|enabled|disabled|used|supplied|provided|true|false|zero|"

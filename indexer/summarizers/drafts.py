@@ -47,6 +47,7 @@ def goes_on(carry: Draft | None, piece: Piece) -> bool:
     return tokens <= _MAX_CARRIED
 
 
+_DRAWING = re.compile(r"^[\s/\\|_=+*.^-]*[/\\|][\s/\\|_=+*.^-]*$")
 _CAPTION = re.compile(r"^(?:table|tab\.)\s+[\w.-]+", re.IGNORECASE)
 _SHORT_CODE = 160
 
@@ -77,6 +78,8 @@ def short_code(block: Block, limit: int = _SHORT_CODE) -> tuple[Piece, int] | No
         return None
     whole = " ".join(ln.strip() for ln in lines)
     shown = lines if len(lines) <= 3 and len(whole) <= limit else lines[:1]
+    if len(shown) > 1 and any(_DRAWING.match(ln) for ln in lines):
+        return None  # a drawing ("o--o <-- head" over "\"): its lines mean nothing run together
     if len(shown[0].strip()) > limit:
         return None
     start = block.start + block.text.index(shown[0]) + len(shown[0]) - len(shown[0].lstrip())
@@ -136,7 +139,7 @@ def render(draft: Draft) -> str:
             text = f"{term_text(draft.term)}: {text}"
         return text + ("" if text.endswith(".") else ".")
     elif draft.items:
-        items = [" ".join(strip_markup(p.text).rstrip(".;,").split()) for p in draft.items]
+        items = [" ".join(strip_markup(p.text).rstrip(".;,:").split()) for p in draft.items]
         if text.endswith("."):
             text = text[:-1] + ":"  # a sentence that leads a list without a colon
         text = f"{text} {'; '.join(items)}"

@@ -28,7 +28,14 @@ from indexer.summarizers.base import SummarizerIdentity, SummaryRequest, Summary
 from indexer.summarizers.dialogue import is_dialogue
 from indexer.summarizers.facts import fact_weight
 from indexer.summarizers.fingerprint import code_fingerprint
-from indexer.summarizers.framing import COVERS, MAX_NAMED, NO_STATEMENT, bare, names
+from indexer.summarizers.framing import (
+    COVERS,
+    CUT_CODE,
+    MAX_NAMED,
+    NO_STATEMENT,
+    bare,
+    names,
+)
 from indexer.summarizers.openings import only_statement
 from indexer.summarizers.outline import REFERENCE, back_matter, back_matter_summary, outline
 from indexer.summarizers.sentences import strip_markup
@@ -40,10 +47,9 @@ from indexer.words import content
 # v4: a sentence leaning back goes on from the paragraph before. The version also carries a
 # fingerprint of the summarizer's own code, so a changed rule never reuses a summary (and its
 # spans) written by the old one.
-PROMPT_VERSION = f"extractive-v10+{code_fingerprint()}"
+PROMPT_VERSION = f"extractive-v11+{code_fingerprint()}"
 _MMR_LAMBDA = 0.7
 _OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
-_CUT_CODE = re.compile(r"` and \d+ more lines\.$")
 
 
 class ExtractiveSummarizer:
@@ -89,8 +95,6 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
     reference entries (a definition list, commands, functions) names its entries and quotes
     only what says which entry it is about."""
     units = [u for u in units if count_tokens(u.text) <= budget]
-    whole = [u for u in units if not _CUT_CODE.search(u.text)]
-    units = whole or units  # a command quoted by its first line only when nothing else is
     out: list[SourcedSentence] = []
     entries = entries_of(request.own_text())
     if len(entries) >= (2 if request.level == "cluster" else REFERENCE):
@@ -109,7 +113,7 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
         units = [u for u in units if u.term is not None]
     if not units:
         return out
-    chosen = _select(units, _scores(request, units), budget)
+    chosen = _chosen(request, units, budget)
     picked: list[SourcedSentence] = []
     for i in sorted(chosen):
         unit = units[i]
@@ -124,6 +128,21 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
         else:
             picked.append(SourcedSentence(unit.text, unit.spans, kind))
     return out + picked
+
+
+def _chosen(request: SummaryRequest, units: list[Unit], budget: int) -> list[int]:
+    """The units a leaf's summary quotes. Code quoted by its first line ("… like this: `SELECT
+    …` and 9 more lines") says less than a statement: it is quoted only where the statements
+    leave most of the budget unused (a section of examples), never in place of one."""
+    score = _scores(request, units)
+    cut = np.array([bool(CUT_CODE.search(u.text)) for u in units])
+    whole = [i for i in range(len(units)) if not cut[i]]
+    chosen = [whole[k] for k in _select([units[i] for i in whole], score[whole], budget)]
+    used = sum(count_tokens(units[i].text) for i in chosen)
+    if not cut.any() or used * 2 >= budget:
+        return chosen
+    # The statements first, as before; then the examples, as the budget allows.
+    return _select(units, score - 10.0 * cut, budget)
 
 
 # What a heading names the section for: an option, a constant, a function ("Clean up (--rm)",

@@ -19,6 +19,7 @@ NO_STATEMENT = "no sentence of it stands alone to be quoted; see the source"
 MORE_ITEMS = "and {n} more"
 MORE_ROWS = "and further rows"
 MORE_LINES = "and {n} more lines"
+CUT_CODE = re.compile(r"` and \d+ more lines\.$")  # code quoted by its first line only
 MAX_NAMED = 10  # headings or terms named in one line
 
 _FRAME = re.compile(

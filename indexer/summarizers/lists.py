@@ -7,7 +7,7 @@ import re
 from indexer.summarizers.blocks import LIST_ITEM, Block
 from indexer.summarizers.cues import is_lead_in, points_forward
 from indexer.summarizers.drafts import MAX_UNIT_TOKENS
-from indexer.summarizers.sentences import Piece
+from indexer.summarizers.sentences import Piece, sentence_spans
 from indexer.tokens import count_tokens
 
 _NUMBERED = re.compile(r"^\s*\d{1,3}[.)]\s")
@@ -26,11 +26,20 @@ def list_after(blocks: list[Block], i: int) -> tuple[list[Piece], int]:
         body = blocks[i].text
         mark = LIST_ITEM.match(body)
         lead = mark.end() if mark else 0
-        stripped = body[lead:].rstrip()
+        stripped = _without_lead_in(body[lead:].rstrip())
         start = blocks[i].start + lead
         items.append(Piece(stripped, start, start + len(stripped)))
         i += 1
     return items, i
+
+
+def _without_lead_in(item: str) -> str:
+    """An item's text without a last sentence leading into the item's own sub-list or example
+    ("… for some projects. Example:"), which the item's quote leaves out."""
+    pieces = sentence_spans(item)
+    if len(pieces) > 1 and is_lead_in(pieces[-1].text):
+        return item[: pieces[-1].start].rstrip()
+    return item
 
 
 def fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
@@ -54,6 +63,17 @@ def interrupted(blocks: list[Block], after: int) -> bool:
     """Whether a list goes on after blocks of code or text inside one of its items (steps with
     commands, an entry with its example)."""
     return after > 0 and list_end(blocks, after - 1) > after
+
+
+def items_in(blocks: list[Block], i: int, end: int) -> int:
+    """How many items of the list starting at ``blocks[i]`` lie before ``end``: those at its
+    first item's depth (an item's own sub-list is part of that item)."""
+    depth = _indent(blocks[i].text)
+    return sum(1 for b in blocks[i:end] if b.kind == "item" and _indent(b.text) <= depth)
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t"))
 
 
 def _inside_item(blocks: list[Block], k: int) -> bool:

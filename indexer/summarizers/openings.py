@@ -81,14 +81,16 @@ def opening_of(lead: SourcedSentence, limit: int) -> SourcedSentence | None:
     first). A lead quotes a paragraph from its opening on, so its first sentences stand alone:
     a part too long to be named by its whole lead is named by how it opens."""
     pieces = sentence_spans(lead.text)
-    if len(pieces) != len(lead.spans) or not all(map(_same_length, pieces, lead.spans)):
-        return None  # not one span per sentence: a cut could split a list from its lead-in
-    text, k = "", 0
-    for piece in pieces:
-        longer = f"{text} {piece.text}".strip()
-        if count_tokens(longer) > limit:
+    text, cut = "", ("", 0)
+    for k, (piece, span) in enumerate(zip(pieces, lead.spans, strict=False), 1):
+        if not _same_length(piece, span):
+            break  # no longer one span per sentence: a cut could split a list from its lead-in
+        text = f"{text} {piece.text}".strip()
+        if count_tokens(text) > limit:
             break
-        text, k = longer, k + 1
+        if not piece.text.rstrip().endswith(":"):
+            cut = (text, k)  # never right after a lead-in, whose items come after the cut
+    text, k = cut
     if k in (0, len(pieces)):
         return None
     return SourcedSentence(text, lead.spans[:k], lead.kind, lead.verified)

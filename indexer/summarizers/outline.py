@@ -21,6 +21,7 @@ from indexer.summarizers.facts import fact_weight
 from indexer.summarizers.framing import (
     ALSO_COVERS,
     COVERS,
+    CUT_CODE,
     MAX_NAMED,
     NOT_SUMMARIZED,
     PART_COVERS,
@@ -112,8 +113,8 @@ def _lead_of(child: ChildSummary, repeated: frozenset[str] = frozenset()) -> Sou
     any one of them)."""
     for kind in ("lead", "statement", "fact"):
         for s in child.sentences:
-            if _said(s.text) in repeated:
-                continue
+            if _said(s.text) in repeated or CUT_CODE.search(s.text):
+                continue  # code by its first line says what the part shows, not what it is for
             if s.kind == kind and count_tokens(s.text) <= MAX_PART_LEAD:
                 return s
             if s.kind == kind == "lead" and (opening := opening_of(s, MAX_PART_LEAD)):
@@ -136,7 +137,11 @@ def _repeated(children: Sequence[ChildSummary]) -> frozenset[str]:
 
 
 def _fact_of(child: ChildSummary, lead: SourcedSentence) -> SourcedSentence | None:
-    facts = [s for s in child.sentences if s.kind == "fact" and s is not lead]
+    facts = [
+        s
+        for s in child.sentences
+        if s.kind == "fact" and s is not lead and not CUT_CODE.search(s.text)
+    ]
     return max(facts, key=lambda s: fact_weight(s.text), default=None)
 
 
@@ -190,33 +195,22 @@ def outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[Sou
         if lines[i][0] is not None and used + cost[i] + reserve <= budget:
             keep.add(i)
             used += cost[i]
-    # A key fact of a part joins its line while the budget allows, richest first.
-    facts: dict[int, SourcedSentence] = {}
-    for i in sorted(keep, key=lambda i: -request.children[i].passages):
-        part = lines[i][0]
-        assert part is not None
-        lead = _lead_of(lines[i][1], repeated)
-        fact = _fact_of(lines[i][1], lead) if lead else None
-        fact = fact if fact is None or _said(fact.text) not in repeated else None
-        if fact is not None and used + count_tokens(fact.text) + reserve <= budget:
-            facts[i] = fact
-            used += count_tokens(fact.text)
+    more = _details(request.children, lines, keep, repeated, used + reserve, budget)
     for i, (part, child) in enumerate(lines):
         if i not in keep or part is None:
             continue
-        fact = facts.get(i)
-        if fact is not None and child.title:
-            # Under its part's heading, a key fact stays filed under that part.
+        said = more.get(i, [])
+        if said and child.title:
+            # Under its part's heading, what the part says stays filed under that part.
             part = SourcedSentence(
-                f"{part.text} {fact.text}",
-                part.spans + fact.spans,
+                " ".join([part.text, *(x.text for x in said)]),
+                part.spans + tuple(span for x in said for span in x.spans),
                 "part",
-                part.verified and fact.verified,
+                part.verified and all(x.verified for x in said),
             )
-            fact = None
+            said = []
         out.append(part)
-        if fact is not None:  # an untitled group's fact is a sentence of its own
-            out.append(fact)
+        out.extend(said)  # an untitled group's statements are sentences of their own
     left = [c for i, c in enumerate(request.children) if i not in keep and c.title]
     if left:
         spans = tuple(c.heading for c in left if c.heading)
@@ -224,6 +218,62 @@ def outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[Sou
         named = names([c.title for c in left])
         out.append(SourcedSentence(f"{opener} {named}.", spans, "outline"))
     return out
+
+
+def _details(
+    children: Sequence[ChildSummary],
+    lines: list[tuple[SourcedSentence | None, ChildSummary]],
+    keep: set[int],
+    repeated: frozenset[str],
+    used: int,
+    budget: int,
+) -> dict[int, list[SourcedSentence]]:
+    """What joins the kept parts' lines, richest part first: each part's key fact while the
+    budget allows; and where the node would say little (under half its budget, which readers
+    judged uninformative), each part's further statements in turn, in the part's order."""
+    order = sorted(keep, key=lambda i: -children[i].passages)
+    out: dict[int, list[SourcedSentence]] = {i: [] for i in order}
+
+    def fits(sentence: SourcedSentence) -> bool:
+        return used + count_tokens(sentence.text) <= budget
+
+    for i in order:
+        lead = _lead_of(children[i], repeated)
+        fact = _fact_of(children[i], lead) if lead else None
+        if fact is not None and _said(fact.text) not in repeated and fits(fact):
+            out[i].append(fact)
+            used += count_tokens(fact.text)
+    if used * 2 >= budget:
+        return out
+    added = True
+    while added:
+        added = False
+        for i in order:
+            line = lines[i][0]
+            assert line is not None
+            taken = line.spans + tuple(span for x in out[i] for span in x.spans)
+            nxt = next((x for x in children[i].sentences if _further(x, taken, repeated)), None)
+            if nxt is not None and fits(nxt):
+                out[i].append(nxt)
+                used += count_tokens(nxt.text)
+                added = True
+    for i in out:
+        out[i].sort(key=lambda x: x.spans[0] if x.spans else (0, 0))
+    return out
+
+
+def _further(
+    sentence: SourcedSentence, taken: tuple[tuple[int, int], ...], repeated: frozenset[str]
+) -> bool:
+    """Whether a part's summary sentence may join its line: a statement of its own (no code by
+    its first line, no other part's notice), none of whose text the line already quotes."""
+    if sentence.kind not in ("lead", "statement", "fact") or not sentence.spans:
+        return False
+    if count_tokens(sentence.text) > MAX_PART_LEAD:
+        return False
+    if CUT_CODE.search(sentence.text) or _said(sentence.text) in repeated:
+        return False
+    return not any(a < d and c < b for a, b in sentence.spans for c, d in taken)
 
 
 def _single_part(

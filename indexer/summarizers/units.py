@@ -44,7 +44,14 @@ from indexer.summarizers.drafts import (
     table_draft,
 )
 from indexer.summarizers.interrupted import CODE_MARK, goes_on_after, join_interrupted
-from indexer.summarizers.lists import fit_items, interrupted, is_step, list_after, list_end
+from indexer.summarizers.lists import (
+    fit_items,
+    interrupted,
+    is_step,
+    items_in,
+    list_after,
+    list_end,
+)
 from indexer.summarizers.openings import sentence_before
 from indexer.summarizers.sentences import Piece, sentence_spans
 from indexer.summarizers.terms import nested, term_of, term_piece
@@ -331,25 +338,28 @@ def _lead_in(
         if found is None or _more_code(blocks, i + 1) or goes_on_after(blocks, i + 1):
             return None  # no code, more than one piece of it, or a sentence the code interrupts
         code, more = found
-        if more:
+        if more and len(chain) > 1:
             return None  # code too long to quote whole: the sentences before it stand alone
         lines = sum(1 for line in blocks[i].text.split("\n") if line.strip())
         if announced(chain[-1].text) not in (None, lines):
             return None  # "Two variables are always set:" over one line: the rest is elsewhere
         return Draft(list(chain), [code], labelled, term, more=more, code=True), i
     items, after = list_after(blocks, i)
-    if not items or interrupted(blocks, after) or any(points_forward(p.text) for p in items):
-        return None  # a list whose steps are interleaved with code cannot be quoted whole
-    if any(cross_reference(p.text) for p in items):
+    if not items or any(cross_reference(p.text) for p in items):
         return None  # a list of pointers to other pages is navigation, not content
-    if announced(chain[-1].text) not in (None, len(items)):
+    # A list going on past an item's own code or text (an entry with its example) is quoted
+    # up to there; the items after it are counted with those left out.
+    end = list_end(blocks, i) if interrupted(blocks, after) else after
+    total = items_in(blocks, i, end)
+    if announced(chain[-1].text) not in (None, total):
         return None  # the list is not what the lead-in counts: its items are elsewhere too
-    if len(items) == 1 and any(b.kind == "item" for b in blocks[after:]):
+    if len(items) == 1 and any(b.kind == "item" for b in blocks[end:]):
         return None  # one item, and more after text between: the list goes on past it
     kept, more = fit_items(chain, items)
-    if not kept:
+    if not kept or any(points_forward(p.text) for p in kept):
         return None
-    return Draft(list(chain), kept, labelled, term, more=more), after - 1
+    more = total - items_in(blocks, i, i + len(kept))
+    return Draft(list(chain), kept, labelled, term, more=more), end - 1
 
 
 def _names_entry(blocks: list[Block], i: int) -> bool:
