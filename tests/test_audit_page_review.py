@@ -213,11 +213,12 @@ def test_a_sentence_marks_exactly_its_source(
     _open(page, "Valve Service Manual")
     detail = _detail(svc, page)
     part = detail["node"]["sentences"][0]
-    assert part["kind"] == "part" and len(part["spans"]) == 3
+    spans = len(part["spans"])  # the heading, the lead's sentences, any further statements
+    assert part["kind"] == "part" and spans >= 3
     page.locator("#detail-summary .sentence").first.click()
     _check_marks(page, detail["passages"], part)
     info = page.locator("#sentence-source").inner_text()
-    assert "1 of its 3 source spans outside the passages shown" in info
+    assert f"1 of its {spans} source spans outside the passages shown" in info
 
 
 def test_pages_label_passages_and_sentences(
