@@ -21,6 +21,7 @@ from indexer.progress import ProgressEvent, ProgressFn, no_progress
 from indexer.sourced import Anchor, SourcedSentence, loads_anchored
 from indexer.store.records import StoredSummary
 from indexer.summarizers.base import ChildSummary, SummarizerIdentity, SummaryRequest, cache_key
+from indexer.summarizers.outline import LICENCE, back_matter
 from indexer.summarizers.support import align_text
 from indexer.tree import CLUSTER, DOCUMENT, PASSAGE, TreeNode
 
@@ -265,8 +266,17 @@ def _request(node: TreeNode, key: str, out: SummaryOutcome) -> SummaryRequest:
         passage_joins=[c.joined for c in own],
         heading=_relative(node.heading_span, node.char_start),
         anchors=anchors_of(node),
-        below=_runs(node) if any(c.level == CLUSTER for c in node.children) else [],
+        below=_runs(node) if _reads_below(node) else [],
     )
+
+
+def _reads_below(node: TreeNode) -> bool:
+    """Whether the summarizer reads the text below ``node``, not only its own: its parts are
+    clusters (no headings say what it holds), or it is a licence (which says what it is in its
+    first part's text)."""
+    if any(c.level == CLUSTER for c in node.children):
+        return True
+    return back_matter(node.title or "", list(node.heading_path)[:-1]) == LICENCE
 
 
 def _runs(node: TreeNode) -> list[tuple[int, str]]:

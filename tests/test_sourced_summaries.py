@@ -283,3 +283,48 @@ def test_a_licence_held_all_in_its_parts_rests_on_their_headings() -> None:
     assert result.sentences[0].text.endswith("not summarized.")
     assert all(s.spans for s in result.sentences), result.sentences
     assert result.sentences[0].spans == ((0, 8), (400, 420))
+
+
+LICENSED = """# Frobnicator Manual
+
+The frobnicator turns widgets into gadgets at up to 40 widgets a minute.
+
+## Appendix A GNU General Public License
+
+### A.1 License for copying the package
+
+Version 3, 29 June 2007
+
+    Copyright (C) 2007 Free Software Foundation, Inc.
+    Everyone is permitted to copy and distribute verbatim copies of this license document.
+
+### Preamble
+
+The GNU General Public License is a free, copyleft license for software and other kinds of works.
+
+When we speak of free software, we are referring to freedom, not price.
+
+### TERMS AND CONDITIONS
+
+To "modify" a work means to copy from or adapt all or part of the work.
+"""
+
+
+def test_a_licence_whose_text_lies_in_its_parts_says_which_licence_and_what_for(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "frob.md").write_text(LICENSED, encoding="utf-8")
+    index = Index(Settings(store=tmp_path / "store", embedder="hashing"))
+    index.ingest_paths([folder])
+    nodes = {n["heading_path"][-1]: n for n in _summaries(index, "frob.md")}
+    sentences = [s["text"] for s in nodes["Appendix A GNU General Public License"]["sentences"]]
+    assert sentences[0] == (
+        "GNU General Public License, Version 3, 29 June 2007: a licence text, not summarized."
+    ), sentences
+    purpose = "The GNU General Public License is a free, copyleft license for software and other"
+    assert sentences[1].startswith(purpose), sentences
+    assert not any("modify" in s for s in sentences), sentences  # no clause of its terms
+    assert_sourced(index, "frob.md")
+    index.close()

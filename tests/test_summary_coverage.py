@@ -83,6 +83,55 @@ def test_a_licence_calls_itself_this_license_and_says_what_it_is() -> None:
     assert purpose.text in sentences, sentences
 
 
+def test_a_licence_text_is_named_with_its_version_and_its_stated_purpose() -> None:
+    text = (
+        "B.1 License for copying this manual\n\nVersion 1.3, 3 November 2008\n\n"
+        "```\nCopyright © 2000, 2008 Free Software Foundation, Inc.\n\n"
+        "Everyone is permitted to copy and distribute verbatim copies\n"
+        "of this license document, but changing it is not allowed.\n```\n\n"
+        "0. PREAMBLE\n\n"
+        "The purpose of this License is to make a manual, textbook, or other functional and"
+        " useful document free in the sense of freedom. Secondarily, this License preserves"
+        " for the author a way to get credit for their work.\n\n"
+        "1. APPLICABILITY AND DEFINITIONS\n\n"
+        "This License applies to any manual that contains a notice placed by the copyright"
+        " holder saying it can be distributed under the terms of this License.\n\n"
+        "A. Use in the Title Page a title distinct from that of the Document.\n\n"
+        "8. Include an unaltered copy of this License.\n\n"
+        "2. VERBATIM COPYING\n\nYou may copy and distribute the Document in any medium.\n"
+    )
+    title = "GNU Free Documentation License"
+    request = SummaryRequest(
+        "k", "section", title, ["Manual", "Appendix B Copying", title], [text],
+        passage_starts=[0],
+    )  # fmt: skip
+    result = ExtractiveSummarizer().summarize_one(request)
+    sentences = [s.text for s in result.sentences]
+    assert sentences[0] == (
+        "GNU Free Documentation License, Version 1.3, 3 November 2008: a licence text,"
+        " not summarized."
+    ), sentences
+    assert sentences[1].startswith("The purpose of this License is to make a manual"), sentences
+    # Its clauses by title, in order (an item numbered inside a clause is none of them), and
+    # no clause quoted, no copying notice.
+    assert sentences[2:] == [
+        "It covers PREAMBLE, APPLICABILITY AND DEFINITIONS and VERBATIM COPYING."
+    ], sentences
+    # The version and the purpose rest on the lines that state them.
+    version = result.sentences[0].spans[-1]
+    assert text[version[0] : version[1]] == "Version 1.3, 3 November 2008"
+    (purpose,) = result.sentences[1].spans
+    assert text[purpose[0] : purpose[1]].startswith("The purpose of this License")
+    # A licence opening with a clause too long to read as one statement is named only.
+    grant = "Permission is hereby granted, free of charge, to any person obtaining a copy" + (
+        ", and to deal in the Software without restriction" * 8
+    )
+    request.passages = [f"MIT License\n\nCopyright (c) 2020 Someone\n\n{grant}.\n"]
+    request.title = request.heading_path[-1] = "MIT License"
+    sentences = [s.text for s in ExtractiveSummarizer().summarize_one(request).sentences]
+    assert sentences == ["MIT License: a licence text, not summarized."], sentences
+
+
 def test_a_heading_naming_back_matter_deep_in_the_body_is_a_topic() -> None:
     text = (
         "References without an author are cited by their key. The year is replaced by the"

@@ -198,3 +198,50 @@ def test_a_label_over_another_list_ends_the_list_before_it() -> None:
     found = listing([(0, text)])
     assert found is not None
     assert "more" not in found.text, found.text
+
+
+@pytest.mark.parametrize("term", ["!", "!!", "!-n", "$?", "^"])
+def test_an_operator_on_its_own_line_names_the_entry_below_it(term: str) -> None:
+    text = f"{term}\n\nStart a history substitution unless a space follows.\n"
+    assert _term(text) == term
+    listed = f"Event designators refer to history entries.\n\n{text}\n!n\n\nRefer to line n.\n"
+    units = _units(listed)
+    assert f"{term}: Start a history substitution unless a space follows." in units, units
+    assert "Start a history substitution unless a space follows." not in units, units
+
+
+@pytest.mark.parametrize("line", ["***", "---", "?"])
+def test_a_separator_or_a_stray_mark_is_no_entry(line: str) -> None:
+    text = f"{line}\n\nStart a history substitution unless a space follows.\n"
+    assert _term(text) is None
+
+
+def test_a_lead_in_to_one_form_takes_it_though_a_paragraph_follows() -> None:
+    text = (
+        "The format for appending standard output and standard error is:\n\n"
+        "```\n&>>word\n```\n\nThis is semantically equivalent to\n\n```\n>>word 2>&1\n```\n"
+    )
+    assert _units(text) == [
+        "The format for appending standard output and standard error is: `&>>word`."
+    ]
+
+
+def test_a_mark_alone_is_an_entry_not_an_option_of_the_entry_before() -> None:
+    text = (
+        "Here are the word designators:\n\n^\n\nThe first argument; that is, word 1.\n\n"
+        "$\n\nThe last argument.\n\n%\n\nThe first word matched by the most recent search.\n"
+    )
+    units = _units(text)
+    assert "%: The first word matched by the most recent search." in units, units
+    assert not any(u.startswith("$ %") for u in units), units
+
+
+def test_an_option_after_a_lead_in_begins_its_list_of_entries() -> None:
+    text = (
+        "The following components of mode-args are treated specially:\n\n-o\n\n"
+        "Note that the -o option is now fully supported.\n\n"
+        "It is emulated on platforms that do not support it.\n\n-shared\n\n"
+        "Even if libtool was configured with --disable-static, the object is built shared.\n"
+    )
+    units = _units(text)
+    assert not any(u.endswith("specially: `-o`.") for u in units), units

@@ -85,8 +85,11 @@ def planted(linter: Linter, *, cited: bool = False) -> list[Item]:
     return out
 
 
+HALVES = ("tuning", "held_out", "fresh", "third")
+
+
 def judged(
-    halves: tuple[str, ...] = ("tuning", "held_out", "fresh"),
+    halves: tuple[str, ...] = HALVES,
 ) -> Iterator[tuple[Node, list[str], list[ResolvedSentence], dict[str, Any]]]:
     """Every judged summary of the summary benchmark (each system's) in ``halves``: its node,
     the node's headings, its sentences with their spans, and its judges' verdict."""
@@ -117,7 +120,7 @@ def judged(
             yield node, labels, sentences, verdict
 
 
-def read(linter: Linter, halves: tuple[str, ...] = ("tuning", "held_out", "fresh")) -> list[Item]:
+def read(linter: Linter, halves: tuple[str, ...] = HALVES) -> list[Item]:
     """Every judged summary of the summary benchmark (each system's) in ``halves``, linted
     sentence by sentence against its cited spans; faulty when its judges found it misleading,
     ``unclean`` when they found it not misleading but not clean (a cut sentence, a lead-in
@@ -184,6 +187,7 @@ def main() -> dict[str, Any]:
     real_tuning = [i for i in real if i.half == "tuning"]
     real_held = [i for i in real if i.half == "held_out"]
     real_fresh = [i for i in real if i.half == "fresh"]
+    real_third = [i for i in real if i.half == "third"]
     sweep = {t: scores(tuning + real_tuning, t) for t in THRESHOLDS}
     ok = [t for t, r in sweep.items() if r["flags_per_100_faithful"] <= MAX_FALSE]
     chosen = min(ok) if ok else max(THRESHOLDS)
@@ -208,12 +212,15 @@ def main() -> dict[str, Any]:
             "fresh": scores(real_fresh, chosen),
             "fresh_at_shipped": scores(real_fresh, shipped),
             "fresh_all_flags": scores(real_fresh, 0.0),
+            # The third held-out half, judged once its rules were fixed: never read for the audit.
+            "third": scores(real_third, chosen),
+            "third_at_shipped": scores(real_third, shipped),
+            "third_all_flags": scores(real_third, 0.0),
         },
         # A summary its judges found unclean (not misleading) counted as holding a fault: the
         # dependency check is asked to find a lead-in left without what it announces.
         "read_misleading_or_unclean": {
-            half: scores([i for i in every if i.half == half], chosen)
-            for half in ("tuning", "held_out", "fresh")
+            half: scores([i for i in every if i.half == half], chosen) for half in HALVES
         },
         "tuning_sweep": {str(t): r for t, r in sweep.items()},
     }

@@ -72,7 +72,8 @@ class SummaryRequest:
         anchors: What spans may point into (``indexer.sourced``): the summary is cached with
             its spans anchored to these.
         below: The text below the node as ``(start, text)`` runs, given when its parts are
-            clusters (no headings say what it holds; its text's own entries may).
+            clusters (no headings say what it holds; its text's own entries may) and for a
+            licence (its version and purpose may lie in its first part's text).
     """
 
     key: str

@@ -28,6 +28,7 @@ from indexer.summarizers.framing import (
     bare,
     names,
 )
+from indexer.summarizers.licences import clauses_of, purpose_of, version_of
 from indexer.summarizers.openings import opening_of
 from indexer.summarizers.sentences import Piece, strip_markup
 from indexer.summarizers.terms import entries_of
@@ -37,10 +38,12 @@ from indexer.tokens import count_tokens
 MAX_PART_LEAD = 60  # tokens: a longer lead does not make a part line
 REFERENCE = 4  # a node describing this many entries one after another is a reference
 
+LICENCE = "a licence text"
+
 # Back matter: a summary names these parts and quotes none of them.
 _BACK_MATTER = {
     "an index": re.compile(r"\b(?:index|indexes|indices)\b", re.IGNORECASE),
-    "a licence text": re.compile(r"\b(?:licen[cs]e|copying|copyright)\b", re.IGNORECASE),
+    LICENCE: re.compile(r"\b(?:licen[cs]e|copying|copyright)\b", re.IGNORECASE),
     "a list of references": re.compile(r"\b(?:bibliography|references)\b", re.IGNORECASE),
     "a list of credits": re.compile(
         r"\b(?:colophon|acknowledge?ments?|authors|contributors)\b", re.IGNORECASE
@@ -69,7 +72,8 @@ def back_matter_summary(
     request: SummaryRequest, units: list[Unit], kind: str
 ) -> list[SourcedSentence]:
     """An index or a licence is named, never quoted clause by clause (its clauses out of
-    context mislead): what it is, its opening statement, and its parts by name."""
+    context mislead): what it is (a licence with its version), its opening statement (a
+    licence's statement of what it is for), and its parts by name."""
     title = bare(request.title or "")
     spans: tuple[tuple[int, int], ...] = (request.heading,) if request.heading else ()
     spans = spans or tuple((s, s + len(t)) for s, t in request.own_text()[:1])
@@ -77,12 +81,21 @@ def back_matter_summary(
     # else on the spans of their summaries.
     spans = spans or tuple(c.heading for c in request.children if c.heading)
     spans = spans or tuple(p for c in request.children for s in c.sentences for p in s.spans)
+    licence = kind == LICENCE
+    text = (request.below or request.own_text()) if licence else []
+    version = version_of(text)
+    if version is not None:
+        title, spans = f"{title}, {version.text}", (*spans, version.span)
     out = [SourcedSentence(f"{title}: {kind}, {NOT_SUMMARIZED}.", spans, "outline")]
     opening = next(
         (u for u in units if u.first and u.opens and count_tokens(u.text) <= MAX_PART_LEAD), None
     )
+    purpose = purpose_of(text)
     if opening is not None:
         out.append(SourcedSentence(opening.text, opening.spans, "lead"))
+    elif purpose is not None:
+        # What the licence is for, as it says before its first clause.
+        out.append(SourcedSentence(purpose.text, (purpose.span,), "lead"))
     else:
         # What it is, as its first part opens (a licence's preamble: its purpose).
         lead = next(
@@ -98,12 +111,13 @@ def back_matter_summary(
         )
         if lead is not None:
             out.append(lead)
-    named = [c for c in request.children if c.title]
-    if named:
-        heads = tuple(c.heading for c in named if c.heading)
-        out.append(
-            SourcedSentence(f"{COVERS} {names([c.title for c in named])}.", heads, "outline")
-        )
+    # Its parts, and a licence's clauses, by title in the order they come.
+    parts = [(c.heading, c.title) for c in request.children if c.title]
+    parts += [(c.span, c.text) for c in clauses_of(text)]
+    parts.sort(key=lambda p: p[0][0] if p[0] else -1)
+    if parts:
+        heads = tuple(span for span, _ in parts if span)
+        out.append(SourcedSentence(f"{COVERS} {names([t for _, t in parts])}.", heads, "outline"))
     return out
 
 

@@ -14,11 +14,22 @@ from indexer.summarizers.blocks import SYMBOL, TERMINAL, WORD, Block, blocks_of
 from indexer.summarizers.sentences import Piece, strip_markup
 
 _NOT_TERMS = frozenset(["or", "and", "the", "a", "an", "of", "to", "in", "example", "examples"])
+# An operator or a special character named as an entry ("!", "!!", "!-n", "$?", "^"): one to
+# three marks, a word after them or not, alone on its line as text. One mark repeated ("***",
+# "---", "?") is a separator or a stray glyph, not a term.
+_SYMBOL_TERM = re.compile(r"^(?!([*=_~#?.+:-])\1*$)[!$^&%@#?*+<>|=~:-]{1,3}[\w-]{0,12}$")
 _OPENERS = re.compile(
     r"^(?:note|for example|for instance|in|as|this|that|these|here|see|when|where|to|"
     r"then|now|also)\b",
     re.IGNORECASE,
 )
+
+
+def marks(block: Block) -> bool:
+    """Whether a line names its entry by marks ("!", "$?", "&>>word"), not by a word or as an
+    option ("-o")."""
+    text = block.text.strip()
+    return _SYMBOL_TERM.match(text) is not None and not _is_option(text)
 
 
 def is_term(block: Block) -> bool:
@@ -28,6 +39,8 @@ def is_term(block: Block) -> bool:
     if "\n" in text or block.kind not in ("heading", "paragraph", "code") or not block.alone:
         return False  # (a short line inside a block is a wrapped line's end, not a term)
     bare = re.sub(r"\s*\([\w -]{0,12}\)$", "", text.rstrip("¶ ").rstrip(":"))
+    if _SYMBOL_TERM.match(bare):
+        return True
     words = WORD.findall(bare)
     if bare.lower() in _NOT_TERMS or not re.match(r"[A-Za-z0-9%-]", bare):
         return False
@@ -182,9 +195,15 @@ def _aliases(block: Block, lines: list[str]) -> Piece | None:
 def nested(found: Piece, command: Piece | None) -> tuple[tuple[Piece, ...], Piece | None]:
     """The term path of an entry and the command that options below it belong to: an option
     ("-X", "--norc") listed under a command's entry is that command's option ("bind -X")."""
-    if found.text.startswith(("-", "%")):
+    if _is_option(found.text):
         return ((command, found) if command is not None else (found,)), command
     return (found,), found
+
+
+def _is_option(term: str) -> bool:
+    """An option or a format of the command above ("-X", "--norc", "%d"); a mark alone ("%",
+    the word designator) is an entry of its own."""
+    return re.match(r"[-%][\w-]", term) is not None
 
 
 def term_text(term: tuple[Piece, ...]) -> str:
@@ -199,7 +218,7 @@ def entries_of(runs: list[tuple[int, str]]) -> list[Piece]:
         blocks = blocks_of(text, run_start)
         for block, below in zip(blocks, blocks[1:], strict=False):
             found = term_of(block, below) if below.kind == "paragraph" else None
-            if found is not None and not found.text.startswith(("-", "%")):
+            if found is not None and not _is_option(found.text):
                 out.setdefault(found.text, found)
     return list(out.values())
 

@@ -54,7 +54,7 @@ from indexer.summarizers.lists import (
 )
 from indexer.summarizers.openings import sentence_before
 from indexer.summarizers.sentences import Piece, sentence_spans
-from indexer.summarizers.terms import nested, term_of, term_piece
+from indexer.summarizers.terms import marks, nested, term_of, term_piece
 
 
 @dataclass(frozen=True)
@@ -332,8 +332,10 @@ def _lead_in(
     if i < len(blocks) and blocks[i].kind == "code":
         if not is_lead_in(chain[-1].text):
             return None  # "the following finds …": an example whose extent the text leaves open
-        if _names_entry(blocks, i):
-            return None  # it introduces a list of entries, each with its own paragraph
+        if _names_entry(blocks, i) and not (marks(blocks[i]) and not _names_entry(blocks, i + 2)):
+            # It introduces a list of entries, each with its own paragraph. A line of marks
+            # ("&>>word") is a form to type as well as a name: an entry only in a list of them.
+            return None
         found = short_code(blocks[i])
         if found is None or _more_code(blocks, i + 1) or goes_on_after(blocks, i + 1):
             return None  # no code, more than one piece of it, or a sentence the code interrupts
@@ -364,7 +366,9 @@ def _lead_in(
 
 def _names_entry(blocks: list[Block], i: int) -> bool:
     """Whether ``blocks[i]`` is the term of an entry whose paragraph follows it."""
-    below = blocks[i + 1] if i + 1 < len(blocks) else None
+    if i + 1 >= len(blocks):
+        return False
+    below = blocks[i + 1]
     return below is not None and below.kind == "paragraph" and term_of(blocks[i], below) is not None
 
 
