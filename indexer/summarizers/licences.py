@@ -43,8 +43,7 @@ class Said:
 
 
 def version_of(runs: list[tuple[int, str]]) -> Said | None:
-    """The licence's version line ("Version 1.3, 3 November 2008"), if it has one before its
-    first statement."""
+    """The licence's first version line ("Version 1.3, 3 November 2008"), if it has one."""
     for start, text in runs:
         pos = 0
         for line in text.split("\n"):
@@ -86,13 +85,12 @@ def clauses_of(runs: list[tuple[int, str]]) -> list[Said]:
     for start, text in runs:
         pos = 0
         for line in text.split("\n"):
+            at, pos = start + pos + len(line) - len(line.lstrip()), pos + len(line) + 1
             found = _CLAUSE.match(line.strip())
-            pos += len(line) + 1
             if found is None or len(found.group(2).split()) > MAX_CLAUSE_WORDS:
                 continue
             number = int(found.group(1))
             if (expected is None and number in (0, 1)) or number == expected:
-                at = start + pos - len(line) - 1 + (len(line) - len(line.lstrip()))
                 out.append(Said(found.group(2), (at, at + len(line.strip()))))
                 expected = number + 1
     return out if len(out) >= MIN_CLAUSES else []

@@ -73,7 +73,7 @@ def back_matter_summary(
 ) -> list[SourcedSentence]:
     """An index or a licence is named, never quoted clause by clause (its clauses out of
     context mislead): what it is (a licence with its version), its opening statement (a
-    licence's statement of what it is for), and its parts by name."""
+    licence's statement of what it is for), and its parts (a licence's clauses) by name."""
     title = bare(request.title or "")
     spans: tuple[tuple[int, int], ...] = (request.heading,) if request.heading else ()
     spans = spans or tuple((s, s + len(t)) for s, t in request.own_text()[:1])

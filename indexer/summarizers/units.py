@@ -332,7 +332,7 @@ def _lead_in(
     if i < len(blocks) and blocks[i].kind == "code":
         if not is_lead_in(chain[-1].text):
             return None  # "the following finds …": an example whose extent the text leaves open
-        if _names_entry(blocks, i) and not (marks(blocks[i]) and not _names_entry(blocks, i + 2)):
+        if _names_entry(blocks, i) and (not marks(blocks[i]) or _names_entry(blocks, i + 2)):
             # It introduces a list of entries, each with its own paragraph. A line of marks
             # ("&>>word") is a form to type as well as a name: an entry only in a list of them.
             return None
@@ -369,7 +369,7 @@ def _names_entry(blocks: list[Block], i: int) -> bool:
     if i + 1 >= len(blocks):
         return False
     below = blocks[i + 1]
-    return below is not None and below.kind == "paragraph" and term_of(blocks[i], below) is not None
+    return below.kind == "paragraph" and term_of(blocks[i], below) is not None
 
 
 def _more_code(blocks: list[Block], i: int) -> bool:
