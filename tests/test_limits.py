@@ -93,6 +93,20 @@ def test_a_deeply_nested_html_list_gives_text_linear_in_its_size() -> None:
         assert len(p.text or "") <= MAX_PASSAGE_CHARS
 
 
+def test_a_deeply_nested_html_list_of_sections_and_links_keeps_every_entry() -> None:
+    # Every level holds a heading and a link to it: the chrome rules read each list's links
+    # and each heading's surroundings, once per element rather than once per ancestor.
+    depth = 1_000_000 // 60
+    data = (
+        '<ul><li><h2 id="s">Part</h2><a href="#s">item</a> text ' * depth
+        + "x"
+        + "</li></ul>" * depth
+    ).encode()
+    doc = parse_bytes(data, filename="nested.html")
+    assert len(doc.text) <= 2 * len(data)
+    assert doc.text.count("item text") == depth
+
+
 def test_a_deeply_nested_markdown_list_gives_capped_passages() -> None:
     lines, size, depth = [], 0, 0
     while size < 1_000_000:

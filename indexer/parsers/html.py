@@ -79,19 +79,8 @@ def _subtree_text(el: etree._Element, chrome: PageChrome, *, keep_whitespace: bo
     return text if keep_whitespace else " ".join(text.split())
 
 
-def _is_admonition_title(el: etree._Element, title: str) -> bool:
-    if title.strip().rstrip(":").casefold() in _ADMONITION_TITLES:
-        return True
-    for parent in el.iterancestors():
-        if parent.tag in ("body", "html"):
-            return False
-        if has_class(parent, _ADMONITION_CLASSES):
-            return True
-    return False
-
-
-def _is_credit(el: etree._Element) -> bool:
-    return any(has_class(node, _CREDIT_CLASSES) for node in (el, *el.iterancestors()))
+def _is_admonition(el: etree._Element) -> bool:
+    return el.tag not in ("body", "html") and has_class(el, _ADMONITION_CLASSES)
 
 
 def _is_layout_table(table: etree._Element) -> bool:
@@ -203,6 +192,10 @@ class _Extractor:
         self.heading: etree._Element | None = None
         self._heading_mark = (0, 0, 0)
         self._open: list[_OpenHeading] = []
+        # how many of the open elements are admonitions and credits: counted on the way
+        # down, not looked up from each heading, which is quadratic in the nesting depth
+        self._admonitions = 0
+        self._credits = 0
 
     def run(self, root: etree._Element) -> str:
         # Iterative: deeply nested markup must not hit the recursion limit.
@@ -213,6 +206,8 @@ class _Extractor:
                 self.out.inline(item)
             elif kind == _CLOSE:
                 self.end(item)
+                self._admonitions -= _is_admonition(item)
+                self._credits -= has_class(item, _CREDIT_CLASSES)
             else:
                 # An element's tail is text of its parent: it follows even a skipped element.
                 if item.tail:
@@ -224,6 +219,8 @@ class _Extractor:
                     continue
                 if not self.start(item):
                     continue
+                self._admonitions += _is_admonition(item)
+                self._credits += has_class(item, _CREDIT_CLASSES)
                 stack.append((_CLOSE, item))
                 stack.extend((_OPEN, child) for child in reversed(item))
                 if item.text:
@@ -292,10 +289,13 @@ class _Extractor:
                 return
             self.heading = None
             written = out.flush(2)
+            # a title inside an admonition (the heading's own class is not one), or a credit
+            admonition = self._admonitions > _is_admonition(tag)
             if (
                 written is not None
-                and not _is_admonition_title(tag, written[1])
-                and not _is_credit(tag)
+                and not admonition
+                and written[1].strip().rstrip(":").casefold() not in _ADMONITION_TITLES
+                and not self._credits
             ):
                 level = _HEADINGS[name]
                 self._open.append(

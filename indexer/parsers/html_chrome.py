@@ -43,6 +43,7 @@ from lxml import etree
 
 from indexer.parsers.html_dom import classes
 from indexer.parsers.html_furniture import Furniture
+from indexer.parsers.html_tally import Tally, is_internal, letters
 
 _SEMANTIC_TAGS = frozenset({"nav", "aside", "form", "menu"})
 _SECTIONING = frozenset({"article", "section", "main"})
@@ -63,7 +64,6 @@ _INLINE = frozenset({"a", "span", "b", "i", "em", "strong", "code", "tt", "small
 _NAV_BAR_MAX_WORDS = 60
 _LINK_SHARE = 0.8  # of a contents list's text that is link text
 _CAPTION_MAX_WORDS = 5
-_LIST_PUNCTUATION = str.maketrans("", "", "»›>|•·,:;()[]-–—/")
 _TRAILER_MAX_WORDS = 25
 # a sentence ends after a word, not inside a version number or a date ("4.7.5")
 _SENTENCE_END = re.compile(r"[^\W\d][.!?](?:\s|$)")
@@ -86,24 +86,9 @@ def _text(el: etree._Element) -> str:
     return "".join(parts)
 
 
-def _letters(text: str) -> int:
-    return len("".join(text.translate(_LIST_PUNCTUATION).split()))
-
-
-def _link_letters(el: etree._Element) -> int:
-    return sum(_letters(_text(a)) for a in el.iter("a") if a.get("href") is not None)
-
-
-def is_internal(href: str) -> bool:
-    """Whether a link leads into the manual (a relative page or an anchor), not elsewhere."""
-    href = href.strip()
-    return bool(href) and "://" not in href and not href.startswith(("mailto:", "javascript:"))
-
-
 def link_share(el: etree._Element) -> float:
     """The share of the element's letters that are link text."""
-    total = _letters(_text(el))
-    return _link_letters(el) / total if total else 0.0
+    return Tally(el).link_share(el)
 
 
 class PageChrome:
@@ -120,6 +105,7 @@ class PageChrome:
     ) -> None:
         self._marked: set[etree._Element] = set()
         self._rows: set[etree._Element] = set()
+        self._tally = Tally(root)
         self.furniture_blocks = 0
         self._mark_navigation_bars(root)
         self._mark_contents_lists(root)
@@ -171,11 +157,21 @@ class PageChrome:
                 self._marked.add(bar)
 
     def _mark_contents_lists(self, root: etree._Element) -> None:
+        tally = self._tally
+        # in document order, a list lies in a marked element when that element starts at or
+        # before it and its subtree reaches it
+        starts = sorted((tally.at(m), tally.end(m)) for m in self._marked)
+        reach, nxt = -1, 0
         for lst in root.iter(*_LISTS):
-            if any(p in self._marked for p in lst.iterancestors()) or lst in self._marked:
+            at = tally.at(lst)
+            while nxt < len(starts) and starts[nxt][0] <= at:
+                reach = max(reach, starts[nxt][1])
+                nxt += 1
+            if at <= reach or not _is_contents_list(lst, tally):
                 continue
-            if _is_contents_list(lst):
-                self._marked.add(_with_caption(lst))
+            marked = _with_caption(lst)
+            self._marked.add(marked)
+            reach = max(reach, tally.end(marked))
         for block in root.iter(*_LINE_BLOCKS):
             if _is_contents_line(block) or _is_link_line(block):
                 self._marked.add(block)
@@ -183,7 +179,7 @@ class PageChrome:
     def _mark_summary_rows(self, root: etree._Element, name: str) -> None:
         anchors: dict[str, int] = {}
         rows: list[tuple[int, etree._Element]] = []
-        for at, el in enumerate(root.iter()):
+        for at, el in enumerate(self._tally.elements):
             if not isinstance(el.tag, str):
                 continue
             for key in (el.get("id"), el.get("name") if el.tag == "a" else None):
@@ -198,7 +194,7 @@ class PageChrome:
             if not links or not all(is_internal(href) for href in links):
                 continue
             further = (anchors.get(_own_anchor(href, name) or "", -1) > at for href in links)
-            if any(further) or link_share(row) >= _LINK_SHARE:
+            if any(further) or self._tally.link_share(row) >= _LINK_SHARE:
                 self._marked.add(row)
                 self._rows.add(row)
 
@@ -207,7 +203,7 @@ class PageChrome:
         ids: dict[str, int] = {}
         heading = None
         reach = -1  # the first heading, or the first one with an anchor when it has none
-        for at, el in enumerate(root.iter()):
+        for at, el in enumerate(self._tally.elements):
             if not isinstance(el.tag, str):
                 continue
             name = el.get("id") or (el.get("name") if el.tag == "a" else None)
@@ -229,10 +225,11 @@ class PageChrome:
             target = ids.get((a.get("href") or "")[1:])
             if target is not None and (at < target <= reach or target in above):
                 block = _block_of(a)
-                whole = block is not None and _letters(_text(block)) == _letters(_text(a))
+                whole = block is not None and letters(_text(block)) == letters(_text(a))
                 self._marked.add(block if whole and block is not None else a)
 
     def _mark_pointers(self, root: etree._Element) -> None:
+        in_blocks: dict[etree._Element, bool] = {}  # whether a parent holds blocks
         for a in root.iter("a"):
             href = (a.get("href") or "").strip()
             if not href or href.startswith("#") or not is_internal(href) or not _text(a).strip():
@@ -243,7 +240,11 @@ class PageChrome:
             prev = a.getprevious()
             if ((prev.tail if prev is not None else parent.text) or "").strip():
                 continue
-            if any(isinstance(c.tag, str) and c.tag not in _INLINE for c in parent):
+            if parent not in in_blocks:
+                in_blocks[parent] = any(
+                    isinstance(c.tag, str) and c.tag not in _INLINE for c in parent
+                )
+            if in_blocks[parent]:
                 self._marked.add(a)
 
     def _mark_trailer(self, root: etree._Element) -> None:
@@ -257,7 +258,7 @@ class PageChrome:
         parent = node.getparent()
         while parent is not None and parent.tag not in ("body", "html"):
             node, parent = parent, parent.getparent()
-        if parent is None or _letters(_text(node)) <= _letters(_text(last)):
+        if parent is None or letters(_text(node)) <= letters(_text(last)):
             return
         # from the page's end back, as far as the blocks are colophon-like
         for block in reversed(list(node.itersiblings())):
@@ -326,32 +327,27 @@ def _holds_heading(el: etree._Element) -> bool:
     return el.tag in _HEADING_TAGS or next(el.iter(*_HEADING_TAGS), None) is not None
 
 
-def _is_contents_list(lst: etree._Element) -> bool:
-    links = [a for a in lst.iter("a") if a.get("href") is not None]
-    if len(links) == 1:
+def _is_contents_list(lst: etree._Element, tally: Tally) -> bool:
+    links = tally.links(lst)
+    if links == 1:
         # A chapter's contents of one section (DocBook's "Table of Contents" over a chapter
         # with one section): a link to a heading of this page, and nothing else.
-        return _to_heading(lst, links[0].get("href") or "") and link_share(lst) >= _LINK_SHARE
-    if len(links) < 2:
+        link = tally.first_link(lst)
+        href = link.get("href") or "" if link is not None else ""
+        return tally.link_share(lst) >= _LINK_SHARE and _to_heading(tally, href)
+    if links < 2 or tally.internal_links(lst) < 0.9 * links:
         return False
-    if sum(is_internal(a.get("href") or "") for a in links) < 0.9 * len(links):
-        return False
-    return link_share(lst) >= _LINK_SHARE
+    return tally.link_share(lst) >= _LINK_SHARE
 
 
-def _to_heading(el: etree._Element, href: str) -> bool:
-    """Whether ``href`` leads to a heading of the page ``el`` is on, or to a section holding one."""
-    key = href[1:] if href.startswith("#") else ""
-    if not key:
+def _to_heading(tally: Tally, href: str) -> bool:
+    """Whether ``href`` leads to a heading of the page, or to a section holding one."""
+    target = tally.anchor(href[1:]) if href.startswith("#") else None
+    if target is None:
         return False
-    for target in el.getroottree().iter():
-        if not isinstance(target.tag, str):
-            continue
-        if target.get("id") == key or (target.tag == "a" and target.get("name") == key):
-            if target.tag in _HEADING_TAGS or _holds_heading(target):
-                return True
-            return any(a.tag in _HEADING_TAGS for a in target.iterancestors())
-    return False
+    if target.tag in _HEADING_TAGS or _holds_heading(target):
+        return True
+    return any(a.tag in _HEADING_TAGS for a in target.iterancestors())
 
 
 def _is_link_line(block: etree._Element) -> bool:
@@ -397,12 +393,12 @@ def _is_contents_line(block: etree._Element) -> bool:
 
 def _with_caption(lst: etree._Element) -> etree._Element:
     """The list, or the container that holds only it and a short caption ("Contents")."""
-    inner = _letters(_text(lst))
+    inner = letters(_text(lst))
     node = lst
     parent = node.getparent()
     while parent is not None and parent.tag not in ("body", "html", "main"):
         extra = len(_text(parent).split()) - len(_text(node).split())
-        if extra > _CAPTION_MAX_WORDS or _letters(_text(parent)) < inner:
+        if extra > _CAPTION_MAX_WORDS or letters(_text(parent)) < inner:
             break
         if any(isinstance(c.tag, str) and c.tag in _LISTS and c is not node for c in parent):
             break
