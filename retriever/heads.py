@@ -30,6 +30,7 @@ class Prepared:
         summaries: The summary head with the summaries above the passage head, best first.
         below: For each summary, the passages of the head that lie below it.
         rest: Fused candidates beyond the heads, best first (ranked after them).
+        titles: The title of each summary's document, where it has one.
     """
 
     query: str
@@ -37,6 +38,7 @@ class Prepared:
     summaries: list[Candidate]
     below: dict[str, list[str]] = field(default_factory=dict)
     rest: list[Candidate] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
 
     def mix_input(self, intent: Intent) -> MixInput:
         """What the mix reads, for a given reading of the query."""
@@ -46,6 +48,7 @@ class Prepared:
             passages=self.passages,
             summaries=self.summaries,
             below=self.below,
+            titles=self.titles,
         )
 
 
@@ -79,6 +82,19 @@ def summaries_above(
             seen.add(root.node_id)
             added.append(Candidate(root))
     return added, dict(below)
+
+
+def document_titles(
+    summaries: list[Candidate], *, skeletons: Skeletons, snapshot: Snapshot
+) -> dict[str, str]:
+    """The title of each summary's document, where it has one (its root's title)."""
+    titles: dict[str, str] = {}
+    for doc_id in {c.node.doc_id for c in summaries}:
+        served = snapshot.documents.get(doc_id)
+        root = skeletons.root(served.build_id, served.root_node) if served else None
+        if root is not None and root.title:
+            titles[doc_id] = root.title
+    return titles
 
 
 def named_summaries(

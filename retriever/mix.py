@@ -5,14 +5,15 @@ ranks passages (so the order among passages never changes). The two lists are th
 linear score learned on labelled questions: a candidate's relevance within its kind, the log
 probability that the query asks for its level (:mod:`retriever.intent`), and what the tree
 says about a summary: how many of the best passages lie below it and how good the best of them
-is, whether its heading's words or number are in the query. That a query is asked within one
-document is no evidence of what it asks for (a chatbot that knows the user's manual scopes every
-question), so it is not a feature; it only brings that document's root in. The weights are
-fitted by a listwise softmax over the candidates of each question (``make train-mix``) and
-shipped as ``retriever/models/mix.json``, twice: the first place by weights under which a lost
-first place on a specific question costs many times more than a summary one place lower
-(a chatbot quotes its first passage), the other places by weights under which every question
-counts alike.
+is, whether its heading's words or number are in the query, and for a part of a document
+whether the query names that document ("appendix A of the libtasn1 manual"). That a query is
+asked within one document is no evidence of what it asks for (a chatbot that knows the user's
+manual scopes every question), so it is not a feature; it only brings that document's root in.
+The weights are fitted by a listwise softmax over the candidates of each question
+(``make train-mix``) and shipped as ``retriever/models/mix.json``, twice: the first place by
+weights under which a lost first place on a specific question costs many times more than a
+summary one place lower (a chatbot quotes its first passage), the other places by weights
+under which every question counts alike.
 
 A summary enters a question's first five places only as far as the intent step is sure the
 question is global (:data:`PASSAGES_FIRST`): read as almost surely specific, the five best
@@ -28,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 import numpy as np
@@ -37,7 +38,7 @@ from indexer.errors import ConfigError
 from retriever.candidates import Candidate
 from retriever.intent import Intent
 from retriever.intent_cues import named_numbers
-from retriever.names import heading_parts, node_name
+from retriever.names import document_name, heading_parts, node_name
 from retriever.tokenize import tokenize
 
 MODEL_FILE = "mix.json"
@@ -54,6 +55,7 @@ FEATURES: tuple[str, ...] = (
     "section.title_named",
     "section.log_passages_below",
     "section.best_passage_below",
+    "section.document_named",
     "document.relevance",
     "document.bias",
     "document.log_intent",
@@ -83,6 +85,7 @@ class MixInput:
         passages: Passage candidates, best first.
         summaries: Summary candidates of every level, best first.
         below: For each summary, the passage candidates (node ids) that lie below it.
+        titles: The title of each summary's document, where it has one.
     """
 
     query: str
@@ -90,6 +93,7 @@ class MixInput:
     passages: Sequence[Candidate]
     summaries: Sequence[Candidate]
     below: Mapping[str, Sequence[str]]
+    titles: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -131,7 +135,16 @@ def features(data: MixInput) -> np.ndarray:
         rows[j, _INDEX["summary.relevance_x_p_passage"]] = c.score * probs[0]
         rows[j, _INDEX["summary.number_match"]] = numbered
         rows[j, _INDEX["summary.relevance_x_p_level"]] = c.score * p_level
+        if not root:
+            title = data.titles.get(c.node.doc_id)
+            rows[j, _INDEX["section.document_named"]] = document_match(words, c.node.doc_id, title)
     return rows
+
+
+def document_match(query_words: set[str], doc_id: str, title: str | None) -> float:
+    """The share of the words naming a document that the query uses: its title's or, where
+    more of them, its file's ("bzip2/manual.pdf.gz")."""
+    return max(title_match(query_words, title), title_match(query_words, document_name(doc_id)))
 
 
 def title_match(query_words: set[str], title: str | None) -> float:

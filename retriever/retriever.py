@@ -26,7 +26,7 @@ from retriever.changes import answer as answer_change
 from retriever.coalesce import Coalescer
 from retriever.dense import DenseSearcher
 from retriever.follower import PublishFollower
-from retriever.heads import Prepared, named_summaries, summaries_above
+from retriever.heads import Prepared, document_titles, named_summaries, summaries_above
 from retriever.heap import settle
 from retriever.intent import Intent, IntentModel, forced_intent, level_of
 from retriever.lexical import LexicalIndex
@@ -344,6 +344,7 @@ class Retriever:
             summaries=sorted(summaries, key=_by_score),
             below=below,
             rest=rest,
+            titles=document_titles(summaries, skeletons=self.skeletons, snapshot=snapshot),
         )
 
     def _pools(

@@ -20,7 +20,15 @@ from indexer.store.records import NodeRecord
 from retriever.candidates import Candidate
 from retriever.intent import INTENTS, Intent, IntentModel, forced_intent
 from retriever.intent_cues import CUE_NAMES, cue_features, named_numbers
-from retriever.mix import FEATURES, MixInput, MixModel, features, number_match, title_match
+from retriever.mix import (
+    FEATURES,
+    MixInput,
+    MixModel,
+    document_match,
+    features,
+    number_match,
+    title_match,
+)
 from retriever.names import heading_parts
 from retriever.retriever import Retriever
 from retriever.tokenize import tokenize
@@ -196,6 +204,46 @@ def test_a_named_root_answers_a_question_about_a_chapter() -> None:
     assert other[2, FEATURES.index("document.title_named")] == 0.0
 
 
+def _appendix(doc_id: str, title: str) -> Candidate:
+    c = Candidate(
+        replace(_record("s1", "section", "r0"), doc_id=doc_id, title="Appendix A Copying")
+    )
+    c.score = 1.0
+    return c
+
+
+def test_a_part_of_the_manual_the_question_names_ranks_above_the_same_part_of_another() -> None:
+    query = "what is in appendix A of the libtasn1 manual?"
+    ours, theirs = _appendix("libtasn1/libtasn1.pdf", "x"), _appendix("bash/bashref.html", "x")
+    theirs.node = replace(theirs.node, node_id="s2")
+    data = MixInput(
+        query=query,
+        intent=Intent(label="section", scores={"passage": 0.1, "section": 0.8, "document": 0.1}),
+        passages=[],
+        summaries=[theirs, ours],
+        below={},
+        titles={"bash/bashref.html": "Bash Reference Manual", "libtasn1/libtasn1.pdf": "Libtasn1"},
+    )
+    named = features(data)[:, FEATURES.index("section.document_named")]
+    # "manual" is one of the three words of "Bash Reference Manual"
+    assert named.tolist() == [pytest.approx(1 / 3), 1.0]
+    assert [c.doc_id for c in (c.node for c in MixModel.load().rank(data))] == [
+        "libtasn1/libtasn1.pdf",
+        "bash/bashref.html",
+    ]
+    # named by its title ("the Bash Reference Manual"), or by its file where it has no title
+    assert (
+        document_match(
+            set(tokenize("appendix A of the bash reference manual")),
+            "b.html",
+            "Bash Reference Manual",
+        )
+        == 1.0
+    )
+    assert document_match(set(tokenize("the bzip2 manual")), "bzip2/manual.pdf.gz", None) == 1.0
+    assert document_match(set(tokenize("the bzip2 manual")), "bash/bashref.html", "Bash") == 0.0
+
+
 def test_the_first_place_and_the_rest_are_ranked_by_their_own_weights() -> None:
     data = _one_question("q", [0.3, 0.4, 0.3], None)
     relevance = np.zeros(len(FEATURES))
@@ -290,6 +338,27 @@ def test_a_named_chapter_or_section_gets_its_summary(
     out = ask(retriever, question, k=5, documents=[document] if document else None)
     top = [(r["kind"], r["heading_path"][-1]) for r in out["results"][:3]]
     assert ("summary", heading) in top, top
+
+
+def test_the_mix_reads_each_summarys_document_title(retriever: Retriever) -> None:
+    question = "What does the troubleshooting chapter of the NG-40 gateway manual cover?"
+    request = retriever.request(question, k=5)
+    snapshot = retriever.snapshots.take()
+    vector = retriever.embedder.embed([question])[0]
+    prepared = retriever.prepare(request, vector, snapshot)
+    data = prepared.mix_input(retriever.read_intent(request, vector))
+    assert data.titles["netgate-ng40.html"].startswith("NG-40 Network Security Gateway")
+    rows = features(data)
+    named = {
+        (c.node.doc_id, c.node.title): rows[i, FEATURES.index("section.document_named")]
+        for i, c in enumerate(data.candidates)
+        if not c.node.is_passage and c.node.parent_id is not None
+    }
+    # "ng-40", "ng", "40", "gateway" and "manual": five of the title's eight words
+    assert named[("netgate-ng40.html", "8 Troubleshooting")] == pytest.approx(5 / 8)
+    assert all(v < 5 / 8 for (doc, _), v in named.items() if doc != "netgate-ng40.html")
+    top = [(r["doc_id"], r["heading_path"][-1]) for r in ask(retriever, question)["results"][:3]]
+    assert ("netgate-ng40.html", "8 Troubleshooting") in top
 
 
 def test_the_intent_can_be_forced(retriever: Retriever) -> None:
