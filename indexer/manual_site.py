@@ -31,7 +31,7 @@ from indexer.manual_contents import contents_pages_as_groups, term_index
 from indexer.manual_front import first_listed_section
 from indexer.manual_links import linked_from_chrome, place_linked
 from indexer.parsers.generators import Entry, Generator, Site, detect
-from indexer.parsers.html_chrome import PageChrome, link_share
+from indexer.parsers.html_chrome import PageChrome
 from indexer.parsers.html_dom import parse_dom
 from indexer.parsers.html_furniture import Furniture, find_furniture
 from indexer.parsers.registry import plain_bytes
@@ -256,7 +256,7 @@ def _not_text(root: etree._Element, chrome: PageChrome) -> str | None:
         if (href := a.get("href"))
         and (not _in_chrome(a, chrome) or (chrome.in_row(a) and not href.startswith("#")))
     ]
-    share = link_share(body)
+    share = chrome.link_share(body)
     if len(links) >= _INDEX_MIN_LINKS and share >= _INDEX_LINK_SHARE:
         return (
             f"a generated index or contents page ({len(links)} links, {share:.0%} of its "

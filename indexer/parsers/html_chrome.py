@@ -86,11 +86,6 @@ def _text(el: etree._Element) -> str:
     return "".join(parts)
 
 
-def link_share(el: etree._Element) -> float:
-    """The share of the element's letters that are link text."""
-    return Tally(el).link_share(el)
-
-
 class PageChrome:
     """Which elements of one page are chrome (see the module docstring).
 
@@ -136,6 +131,10 @@ class PageChrome:
             return True
         return has_class(el, _CHROME_CLASSES)
 
+    def link_share(self, el: etree._Element) -> float:
+        """The share of the letters of ``el`` (an element of the page) that are link text."""
+        return self._tally.link_share(el)
+
     def is_row(self, el: etree._Element) -> bool:
         """Whether ``el`` is a summary or contents row: an entry of a list of the manual's
         members or pages, not its text, yet no navigation either."""
@@ -152,7 +151,7 @@ class PageChrome:
             rel = set((a.get("rel") or "").lower().split())
             if not (rel & _NAV_RELS or a.get("accesskey")):
                 continue
-            bar = _navigation_bar(a)
+            bar = _navigation_bar(a, self._tally)
             if bar is not None:
                 self._marked.add(bar)
 
@@ -308,12 +307,12 @@ def _block_of(el: etree._Element) -> etree._Element | None:
     return node
 
 
-def _navigation_bar(a: etree._Element) -> etree._Element | None:
+def _navigation_bar(a: etree._Element, tally: Tally) -> etree._Element | None:
     """The largest short, link-made block around a navigation link."""
     block = _block_of(a)
     found = None
     while block is not None and block.tag not in ("body", "html"):
-        if len(_text(block).split()) > _NAV_BAR_MAX_WORDS or link_share(block) < 0.5:
+        if len(_text(block).split()) > _NAV_BAR_MAX_WORDS or tally.link_share(block) < 0.5:
             break
         if _holds_heading(block):
             break
