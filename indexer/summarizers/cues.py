@@ -68,6 +68,9 @@ _BACK_ANYWHERE = re.compile(
     r"the latter|(?:described|mentioned|shown|listed|given|explained|defined|discussed)\s+"
     r"(?:above|earlier|previously|before)|as above|same as before|"
     r"(?:the|this|that|these|those)\s+(?:[\w-]+\s+){0,2}above(?!\s*[\d$%])|"
+    # one of alternatives named before by its place ("the second type of dynamic linking")
+    r"the\s+(?:first|second|third|fourth|last)\s+(?:type|kind|case|sort|approach|"
+    r"method|variant|category|alternative|possibility)s?|"
     # a verb phrase's pro-form: what is done is said before
     r"(?:do|does|did|doing|done)\s+so)\b",
     re.IGNORECASE,
@@ -258,6 +261,10 @@ _BOILERPLATE = re.compile(
 
 _XREF = re.compile(r"\],?\s+(?:page|p\.)\s*\d+|\bsee\s+(?:page|p\.)\s*\d+", re.IGNORECASE)
 _CODE_SYMBOL = re.compile(r"[{}=<>$\\*&|^~]|::|->|\(\)|\[[A-Z][a-z]+\]")
+# A TeX command named in prose, with a short argument ("\citet*", "\bibliographystyle{bst}"):
+# the name of an entry, as "--pid" or "free()" is, not code run into the sentence. A name with
+# an "@" is a package's internal macro ("\f@nch@for"), its implementation: code.
+_COMMAND_NAME = re.compile(r"\\[A-Za-z]+\*?(?![@\w])(?:\[[^\]\s]{0,24}\])?(?:\{[\w.*:-]{0,32}\})?")
 
 
 def cross_reference(text: str) -> bool:
@@ -347,7 +354,7 @@ def quotable(sentence: str) -> bool:
         return False
     if cross_reference(s):
         return False  # a cross-reference to a page ("[asn1 decode], page 22")
-    if len(_CODE_SYMBOL.findall(s)) >= 2:
+    if len(_CODE_SYMBOL.findall(_COMMAND_NAME.sub("x", s))) >= 2:
         return False  # code run into the sentence (a prototype, an assignment)
     words = WORD.findall(s)
     if len(words) >= 6:

@@ -139,7 +139,7 @@ def render(draft: Draft) -> str:
             text = f"{term_text(draft.term)}: {text}"
         return text + ("" if text.endswith(".") else ".")
     elif draft.items:
-        items = [" ".join(strip_markup(p.text).rstrip(".;,:").split()) for p in draft.items]
+        items = [_item(p.text) for p in draft.items]
         if text.endswith("."):
             text = text[:-1] + ":"  # a sentence that leads a list without a colon
         text = f"{text} {'; '.join(items)}"
@@ -151,3 +151,13 @@ def render(draft: Draft) -> str:
     if text and not TERMINAL.search(text):
         text += "."
     return text
+
+
+# The conjunction an item ends with before the last one ("is plumbing, and"): the semicolons
+# joining the items say as much.
+_LAST_BUT_ONE = re.compile(r"(?:[,;]\s*|\s+)(?:and|or)$")
+
+
+def _item(text: str) -> str:
+    said = " ".join(strip_markup(text).rstrip(".;,:").split())
+    return _LAST_BUT_ONE.sub("", said).rstrip(".;,:")

@@ -32,13 +32,20 @@ def marks(block: Block) -> bool:
     return _SYMBOL_TERM.match(text) is not None and not _is_option(text)
 
 
+# What may follow a term in parentheses: a key ("forward-word (M-f)") or the name of its
+# environment variable ("max_size (CCACHE_MAXSIZE)"). A term may be set in quotes ("‘pass_all’").
+_ALIAS = re.compile(r"\s*\((?:[\w -]{0,12}|[A-Z][A-Z0-9_]{2,40})\)$")
+_QUOTED = re.compile(r"^[‘'\"“`]([^‘’'\"“”`]+)[’'\"”`]$")
+
+
 def is_term(block: Block) -> bool:
     """A short single line, no sentence and no code: the term of a definition list (a trailing
     parenthesis, as in "forward-word (M-f)", is part of it)."""
     text = block.text.strip()
     if "\n" in text or block.kind not in ("heading", "paragraph", "code") or not block.alone:
         return False  # (a short line inside a block is a wrapped line's end, not a term)
-    bare = re.sub(r"\s*\([\w -]{0,12}\)$", "", text.rstrip("¶ ").rstrip(":"))
+    bare = _ALIAS.sub("", text.rstrip("¶ ").rstrip(":"))
+    bare = _QUOTED.sub(r"\1", bare)
     if _SYMBOL_TERM.match(bare):
         return True
     words = WORD.findall(bare)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexer.summarizers.blocks import Block, blocks_of
+from indexer.summarizers.blocks import TERMINAL, Block, blocks_of
 from indexer.summarizers.cues import (
     announced,
     complete,
@@ -53,8 +53,8 @@ from indexer.summarizers.lists import (
     list_end,
 )
 from indexer.summarizers.openings import sentence_before
-from indexer.summarizers.sentences import Piece, sentence_spans
-from indexer.summarizers.terms import marks, nested, term_of, term_piece
+from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
+from indexer.summarizers.terms import is_term, marks, nested, term_of, term_piece
 
 
 @dataclass(frozen=True)
@@ -161,12 +161,21 @@ def _quotable_part(draft: Draft) -> Draft | None:
     ones after it), or None when its first is none."""
     if draft.table is not None:
         return draft
-    bad = next((k for k, p in enumerate(draft.pieces) if not quotable(p.text)), None)
+    bad = next((k for k, p in enumerate(draft.pieces) if not quotable(_led(draft, k))), None)
     if bad is None:
         return draft
     if bad == 0:
         return None
     return Draft(draft.pieces[:bad], [], draft.label, draft.term)
+
+
+def _led(draft: Draft, k: int) -> str:
+    """Piece ``k`` as the summary reads it: a lead-in that runs on into its list ("This can be
+    changed by" over "1. selecting …; 2. giving …") is a sentence its items complete."""
+    text = draft.pieces[k].text.rstrip()
+    runs_on = draft.items and not draft.code and k == len(draft.pieces) - 1
+    ended = TERMINAL.search(text) or text.endswith(":")
+    return f"{text}:" if runs_on and not ended else text
 
 
 def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> int:
@@ -229,11 +238,22 @@ _PARAMETER = re.compile(r"^\s*[A-Za-z_]\w*\s*:\s+\S[^\n]*$")
 
 def _remarks_on(code: Block, below: Block) -> bool:
     """Whether the paragraph under a piece of code goes on about an example ("The link step of
-    those other targets …") rather than describing an entry the code names."""
+    those other targets …") rather than describing an entry the code names. Under a line that
+    is a term ("max_size (CCACHE_MAXSIZE)"), "This option …" names what the term is."""
     if code.kind != "code":
         return False
     first = sentence_spans(below.text)
+    if first and is_term(code) and _ENTRY_SUBJECT.match(strip_markup(first[0].text)):
+        return False
     return bool(first) and leans_back(first[0].text)
+
+
+# "This option …", "The variable …": a description of an entry of that kind.
+_ENTRY_SUBJECT = re.compile(
+    r"^(?:this|the)\s+(?:option|variable|setting|parameter|directive|function|command|macro|"
+    r"flag|keyword|field|constant|hook|property|attribute|test group)\b",
+    re.IGNORECASE,
+)
 
 
 def _unled_list(
