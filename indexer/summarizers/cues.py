@@ -31,6 +31,8 @@ _CONNECTIVES = (
 )
 
 _BACK_START = re.compile(rf"^(?:{_CONNECTIVES})\b", re.IGNORECASE)
+# "Here are the rules …:" presents what follows; "Here, …" is the case just described.
+_PRESENTATIVE = re.compile(r"^here\s+(?:is|are)\b", re.IGNORECASE)
 
 _PRONOUN_START = re.compile(
     r"^(?:it|its|they|their|them|he|she|his|her|both|neither|either|each of these|"
@@ -117,7 +119,11 @@ _ELLIPTIC_CONDITION = re.compile(
 )
 # "They", "them", "their" with no plural noun before them in the sentence point back.
 _PLURAL_PRONOUN = re.compile(r"\b(?:they|them|their|theirs|themselves)\b", re.IGNORECASE)
-_PLURAL_NOUN = re.compile(r"\b[a-z][\w-]*[a-rt-z]s\b|\b(?:both|all|several|many|two|three)\b", re.I)
+# A correlative conjunction coordinates two nouns into one ("If either revision or age are
+# omitted, they default to 0").
+_PLURAL_NOUN = re.compile(
+    r"\b[a-z][\w-]*[a-rt-z]s\b|\b(?:both|all|several|many|two|three|either|neither)\b", re.I
+)
 # A statement in the first person singular is a correspondent's question or the author's aside
 # ("I need the fancy style …", "I am now retired"), not a statement of the subject.
 _FIRST_PERSON = re.compile(
@@ -260,11 +266,37 @@ _BOILERPLATE = re.compile(
 
 
 _XREF = re.compile(r"\],?\s+(?:page|p\.)\s*\d+|\bsee\s+(?:page|p\.)\s*\d+", re.IGNORECASE)
+_LETTERS = re.compile(r"[A-Za-z0-9]")
+_INTERNAL_MACRO = re.compile(r"\\[A-Za-z]*@")
 _CODE_SYMBOL = re.compile(r"[{}=<>$\\*&|^~]|::|->|\(\)|\[[A-Z][a-z]+\]")
 # A TeX command named in prose, with a short argument ("\citet*", "\bibliographystyle{bst}"):
 # the name of an entry, as "--pid" or "free()" is, not code run into the sentence. A name with
 # an "@" is a package's internal macro ("\f@nch@for"), its implementation: code.
 _COMMAND_NAME = re.compile(r"\\[A-Za-z]+\*?(?![@\w])(?:\[[^\]\s]{0,24}\])?(?:\{[\w.*:-]{0,32}\})?")
+
+
+def _code_run_in(s: str) -> bool:
+    """Whether code runs into the sentence (a prototype, an assignment, a line of a listing),
+    rather than the sentence naming a few identifiers ("call prepare_revision_walk(), then
+    get_revision()", "--build=... and --host=...", "root (id = 0) is …"): any code beside a TeX
+    package's internal macro, operators standing alone, a word dense with code symbols, or code
+    symbols in more than a quarter of its words."""
+    words = _COMMAND_NAME.sub("x", s).split()
+    marks = [len(_CODE_SYMBOL.findall(w)) for w in words]
+    if sum(marks) < 2:
+        return False
+    if _INTERNAL_MACRO.search(s):
+        return True  # a package's implementation, as its internal names say
+    alone = sum(1 for w, n in zip(words, marks, strict=True) if n and not _LETTERS.search(w))
+    coded = sum(1 for n in marks if n)
+    return alone >= 2 or max(marks) >= 2 or 4 * coded > len(words)
+
+
+def is_pointer(sentence: str) -> bool:
+    """Whether the sentence points at another page or part ("See gitattributes(5).", "For more
+    information, see Cross compiling.")."""
+    s = strip_markup(sentence)
+    return bool(_POINTER.match(s)) or cross_reference(s)
 
 
 def cross_reference(text: str) -> bool:
@@ -294,7 +326,9 @@ def leans_back(sentence: str) -> bool:
         return True
     if _SELF_REFERENCE.match(s) or _LICENCE_ITSELF.match(s):
         return False  # says what the document itself covers: its "this …" stays inside it
-    if _BACK_START.match(s) or (_PRONOUN_START.match(s) and not _EXPLETIVE.match(s)):
+    if _BACK_START.match(s) and not _PRESENTATIVE.match(s):
+        return True
+    if _PRONOUN_START.match(s) and not _EXPLETIVE.match(s):
         return True
     return any(
         m.group(1).lower() not in _SELF_NOUNS and not _LICENCE_ITSELF.match(m.group(0))
@@ -354,8 +388,8 @@ def quotable(sentence: str) -> bool:
         return False
     if cross_reference(s):
         return False  # a cross-reference to a page ("[asn1 decode], page 22")
-    if len(_CODE_SYMBOL.findall(_COMMAND_NAME.sub("x", s))) >= 2:
-        return False  # code run into the sentence (a prototype, an assignment)
+    if _code_run_in(s):
+        return False
     words = WORD.findall(s)
     if len(words) >= 6:
         capital = sum(1 for w in words[1:] if w[0].isupper())

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from indexer.summarizers.blocks import TERMINAL, WORD, Block
-from indexer.summarizers.cues import points_forward, quotable
+from indexer.summarizers.cues import is_pointer, points_forward, quotable
 from indexer.summarizers.framing import MORE_ITEMS, MORE_LINES, MORE_ROWS
 from indexer.summarizers.sentences import Piece, strip_markup
 from indexer.summarizers.terms import term_text
@@ -41,10 +41,21 @@ def goes_on(carry: Draft | None, piece: Piece) -> bool:
         return False
     if not quotable(piece.text) or points_forward(piece.text) or ": " in piece.text:
         return False  # it announces what follows: a unit of its own or none
-    if not all(quotable(p.text) for p in carry.pieces):
+    pieces = carried(carry)
+    if not all(quotable(p.text) for p in pieces):
         return False
-    tokens = sum(count_tokens(p.text) for p in carry.pieces) + count_tokens(piece.text)
+    tokens = sum(count_tokens(p.text) for p in pieces) + count_tokens(piece.text)
     return tokens <= _MAX_CARRIED
+
+
+def carried(carry: Draft) -> list[Piece]:
+    """The sentences of ``carry`` a sentence leaning back goes on from: a pointer closing their
+    paragraph ("See gitcvs-migration(7) for instructions …") is an aside the text goes on past,
+    left out of the unit."""
+    pieces = list(carry.pieces)
+    while len(pieces) > 1 and is_pointer(pieces[-1].text):
+        pieces.pop()
+    return pieces
 
 
 _DRAWING = re.compile(r"^[\s/\\|_=+*.^-]*[/\\|][\s/\\|_=+*.^-]*$")

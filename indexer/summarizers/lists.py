@@ -20,15 +20,19 @@ def is_step(block: Block) -> bool:
 
 
 def list_after(blocks: list[Block], i: int) -> tuple[list[Piece], int]:
-    """The list items right after a lead-in (each whole), and the index after them."""
+    """The list items right after a lead-in (each whole), and the index after them. An item's
+    own sub-list is part of that item, which its quote leaves out: only the items at the
+    first one's depth are the list's."""
     items: list[Piece] = []
+    depth = _indent(blocks[i].text) if i < len(blocks) else 0
     while i < len(blocks) and blocks[i].kind == "item":
         body = blocks[i].text
-        mark = LIST_ITEM.match(body)
-        lead = mark.end() if mark else 0
-        stripped = _without_lead_in(body[lead:].rstrip())
-        start = blocks[i].start + lead
-        items.append(Piece(stripped, start, start + len(stripped)))
+        if _indent(body) <= depth:
+            mark = LIST_ITEM.match(body)
+            lead = mark.end() if mark else 0
+            stripped = _without_lead_in(body[lead:].rstrip())
+            start = blocks[i].start + lead
+            items.append(Piece(stripped, start, start + len(stripped)))
         i += 1
     return items, i
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 _SPLIT = re.compile(
     r"(?<=[.!?])([\"')\]’”]?)\s+(?=[A-Z0-9\"'(\[“‘])|\n\s*\n|\n(?=\s*(?:[-*+•◦▪]|\d+[.)])\s)"
 )
+_NOTE_MARK = re.compile(r"\[\d{1,3}\]")
 _LIST_NUMBER = re.compile(r"\s*\d+[.)]")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•◦▪]|\d+[.)]|#+)\s+")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
@@ -67,7 +68,8 @@ _QUOTE_MARKS = re.compile(r"(?m)^[ \t]*>[ \t]?")
 _MARKUP = [
     (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # [text](url), ![alt](src)
     (re.compile(rf"</?(?:{_TAGS})(?:\s[^>]*)?/?>", re.IGNORECASE), ""),  # HTML tags
-    (re.compile(r"(\*\*|__)(\S(?:.*?\S)?)\1"), r"\2"),  # **bold**
+    # **bold**, __bold__; "__TIME__", "__init__" are names (C's macros, Python's methods)
+    (re.compile(r"\*\*(\S(?:.*?\S)?)\*\*|__(?!\w+__(?!\w))(\S(?:.*?\S)?)__"), r"\1\2"),
     (re.compile(r"(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"<((?:https?|ftp|mailto):[^>\s]+|[^@\s<>]+@[^>\s]+)>"), r"\1"),  # <url>
     (re.compile(r"`([^`]*)`"), r"\1"),  # `code`
@@ -170,6 +172,13 @@ def sentence_spans(text: str, offset: int = 0) -> list[Piece]:
         start = m.end()
     add(len(text))
     return out
+
+
+def statements_of(text: str, offset: int = 0) -> list[Piece]:
+    """The sentences of a paragraph as a reader takes them: a note's mark left after the
+    sentence it annotates ("… the 3.0 source format. [80]") is no sentence of its own, nor the
+    paragraph's last (a citation a model writes after its sentence is, see ``citations``)."""
+    return [p for p in sentence_spans(text, offset) if not _NOTE_MARK.fullmatch(p.text)]
 
 
 def split_sentences(text: str) -> list[str]:

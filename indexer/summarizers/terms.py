@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from indexer.summarizers.blocks import SYMBOL, TERMINAL, WORD, Block, blocks_of
+from indexer.summarizers.cues import leans_back
 from indexer.summarizers.sentences import Piece, strip_markup
 
 _NOT_TERMS = frozenset(["or", "and", "the", "a", "an", "of", "to", "in", "example", "examples"])
@@ -235,3 +236,28 @@ def term_piece(block: Block) -> Piece:
     text = raw.strip().rstrip("¶ ").rstrip(":").strip()
     start = block.start + raw.index(text)
     return Piece(text, start, start + len(text))
+
+
+_ENTRY_KIND = (
+    r"(?:option|variable|setting|parameter|directive|function|command|macro|flag|keyword|"
+    r"field|constant|hook|property|attribute|test group)\b"
+)
+# "This option …", "The variable …": a description of an entry of that kind.
+_ENTRY_SUBJECT = re.compile(rf"^(?:this|the)\s+{_ENTRY_KIND}", re.IGNORECASE)
+_ENTRY_NAMED = re.compile(rf"\bthis\s+{_ENTRY_KIND}", re.IGNORECASE)
+
+
+def declares_entry(block: Block) -> bool:
+    """A line naming an entry: a definition list's term, a definition line ("Function: int
+    lt_dlseterror (int errorcode)")."""
+    return is_term(block) or _definition(block) is not None
+
+
+def names_its_entry(sentence: str) -> bool:
+    """Whether a sentence under an entry's term is said of that entry: "This option …", "The
+    variable …", or "this function" inside it ("If the allocation fails, this function returns
+    -1") and no other word pointing back."""
+    s = strip_markup(sentence)
+    if _ENTRY_SUBJECT.match(s):
+        return True
+    return bool(_ENTRY_NAMED.search(s)) and not leans_back(_ENTRY_NAMED.sub("X", s))

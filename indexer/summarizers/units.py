@@ -36,6 +36,7 @@ from indexer.summarizers.cues import (
 from indexer.summarizers.dialogue import is_content, speaker_end
 from indexer.summarizers.drafts import (
     Draft,
+    carried,
     goes_on,
     is_caption,
     render,
@@ -53,8 +54,15 @@ from indexer.summarizers.lists import (
     list_end,
 )
 from indexer.summarizers.openings import sentence_before
-from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
-from indexer.summarizers.terms import is_term, marks, nested, term_of, term_piece
+from indexer.summarizers.sentences import Piece, sentence_spans, statements_of
+from indexer.summarizers.terms import (
+    declares_entry,
+    marks,
+    names_its_entry,
+    nested,
+    term_of,
+    term_piece,
+)
 
 
 @dataclass(frozen=True)
@@ -125,14 +133,14 @@ class _Reading:
     labelled: bool = False
     term: tuple[Piece, ...] = ()
     command: Piece | None = None  # the entry whose options the following terms may be
-    owned: bool = False  # inside an entry whose term was given by a line above its paragraph
+    owner: tuple[Piece, ...] = ()  # the entry (its term given by a line above) being read
     caption: Piece | None = None
     opening: bool = False
     open_tail: bool = False  # the last unit ends the paragraph just read: the next may go on
 
     def end_entry(self) -> None:
         """Code, a table or a heading ends the entry (and the label) read so far."""
-        self.labelled = self.owned = False
+        self.labelled, self.owner = False, ()
         self.term, self.caption, self.command = (), None, None
 
 
@@ -194,8 +202,8 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
         # A short line over a paragraph: a defined term (a definition list) or the synopsis
         # of a command or function, whose paragraph describes it and names it nowhere.
         reading.term, reading.command = nested(found, reading.command)
-        reading.owned = False
-    elif block.kind == "paragraph" and reading.owned:
+        reading.owner = ()
+    elif block.kind == "paragraph" and reading.owner and not _names_owner(block):
         pass  # a further paragraph of an entry: whose it is the text no longer says
     elif block.kind == "table":
         draft = table_draft(block, reading.caption, reading.labelled)
@@ -204,13 +212,15 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
         reading.end_entry()
     elif block.kind == "item":
         after = _unled_list(blocks, i, out, reading.labelled, reading.term)
-        reading.term, reading.owned = (), False
+        reading.term, reading.owner = (), ()
         return after
     elif block.kind != "paragraph":
         # Code that names no entry (another command's synopsis on several lines) ends the
         # entry whose options the following terms would be.
         reading.end_entry()
     else:
+        # A further paragraph saying whose it is ("… this function returns -1") is the entry's.
+        reading.term = reading.term or reading.owner
         opens = reading.opening and not any(d.pieces for d in out)  # a synopsis at most
         carry = out[-1] if reading.open_tail and out else None
         first, before = i, len(out)
@@ -224,7 +234,7 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
             and _PARAMETER.match(blocks[first].text) is not None
             and all(_quotable_part(d) is None for d in out[before:])
         )
-        reading.owned = bool(reading.term) and not waits
+        reading.owner = () if waits else reading.term
         reading.term = reading.term if waits else ()
         reading.opening, reading.labelled = False, False
         reading.open_tail = tail
@@ -243,17 +253,9 @@ def _remarks_on(code: Block, below: Block) -> bool:
     if code.kind != "code":
         return False
     first = sentence_spans(below.text)
-    if first and is_term(code) and _ENTRY_SUBJECT.match(strip_markup(first[0].text)):
+    if first and declares_entry(code) and names_its_entry(first[0].text):
         return False
     return bool(first) and leans_back(first[0].text)
-
-
-# "This option …", "The variable …": a description of an entry of that kind.
-_ENTRY_SUBJECT = re.compile(
-    r"^(?:this|the)\s+(?:option|variable|setting|parameter|directive|function|command|macro|"
-    r"flag|keyword|field|constant|hook|property|attribute|test group)\b",
-    re.IGNORECASE,
-)
 
 
 def _unled_list(
@@ -285,7 +287,7 @@ def _paragraph(
     whether the last unit ends this paragraph. An opening sentence leaning back ("Again, never
     do this …") goes on with ``carry``, the unit ending the paragraph before, if they fit."""
     chain: list[Piece] = []
-    pieces = sentence_spans(blocks[i].text, blocks[i].start)
+    pieces = statements_of(blocks[i].text, blocks[i].start)
     after_code = _speaks_of_code(blocks, i)
     for j, piece in enumerate(pieces):
         text = piece.text
@@ -295,7 +297,7 @@ def _paragraph(
             if j == 0 and not after_code and goes_on(carry, piece):
                 assert carry is not None
                 out.pop()
-                chain, labelled, term = list(carry.pieces), carry.label, carry.term
+                chain, labelled, term = carried(carry), carry.label, carry.term
             if not chain:
                 if j == len(pieces) - 1 and i + 1 < len(blocks):
                     # Nor is the list it introduces: its items would read as another list's.
@@ -326,6 +328,11 @@ def _paragraph(
             chain = []
     _emit(out, chain, labelled, term)
     return i, bool(chain) and quotable(chain[0].text)
+
+
+def _names_owner(block: Block) -> bool:
+    first = sentence_spans(block.text)
+    return bool(first) and names_its_entry(first[0].text)
 
 
 def _speaks_of_code(blocks: list[Block], i: int) -> bool:
@@ -380,7 +387,7 @@ def _lead_in(
     kept, more = fit_items(chain, items)
     if not kept or any(points_forward(p.text) for p in kept):
         return None
-    more = total - items_in(blocks, i, i + len(kept))
+    more = total - len(kept)
     return Draft(list(chain), kept, labelled, term, more=more), end - 1
 
 
@@ -425,7 +432,7 @@ def listing(runs: list[tuple[int, str]]) -> Unit | None:
                 items, _ = list_after(blocks, i)
                 kept, more = fit_items([], items)
                 # items after an item's own code or text are the same list's: counted too
-                more += sum(b.kind == "item" for b in blocks[i : list_end(blocks, i)]) - len(items)
+                more += items_in(blocks, i, list_end(blocks, i)) - len(items)
                 pointers = any(cross_reference(p.text) for p in items)
                 draft = Draft([], kept, more=more) if len(items) >= 2 and kept else None
                 draft = None if pointers else draft
