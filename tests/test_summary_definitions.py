@@ -121,8 +121,8 @@ def test_the_sentence_before_a_list_goes_with_it_or_not_at_all() -> None:
 
 def test_the_list_of_a_lead_in_that_cannot_stand_goes_with_it() -> None:
     text = (
-        "Another way to collaborate is a single shared repository. See gitcvs-migration(7)"
-        " for how to set this up.\n\n"
+        "Another way to collaborate is a single shared repository. I set mine up for a team"
+        " of five.\n\n"
         "However, this mode is not recommended, because exchanging patches has advantages:\n\n"
         "- A single maintainer can process incoming changes at very high rates.\n"
         "- No repository is special, and another developer can take over maintenance.\n"

@@ -143,3 +143,19 @@ def test_a_sentence_leaning_back_goes_on_past_a_pointer_closing_the_paragraph_be
             ((0, 84), (150, 211)),
         )
     ]
+
+
+def test_a_lead_in_going_on_past_a_pointer_takes_its_list_with_it() -> None:
+    text = (
+        "Another way to collaborate is a single shared repository. See gitcvs-migration(7)"
+        " for how to set this up.\n\n"
+        "However, this mode is not recommended, because exchanging patches has advantages:\n\n"
+        "- A single maintainer can process incoming changes at very high rates.\n"
+        "- No repository is special, and another developer can take over maintenance.\n"
+    )
+    assert [u.text for u in units_of([(0, text)])] == [
+        "Another way to collaborate is a single shared repository. However, this mode is not "
+        "recommended, because exchanging patches has advantages: A single maintainer can process "
+        "incoming changes at very high rates; No repository is special, and another developer "
+        "can take over maintenance."
+    ]
