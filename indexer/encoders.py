@@ -54,14 +54,19 @@ class Reembedded:
 
 
 def reembed(
-    catalog: Catalog, vectors: VectorStore, embedder: Embedder, progress: ProgressFn = no_progress
+    catalog: Catalog,
+    vectors: VectorStore,
+    embedder: Embedder,
+    progress: ProgressFn = no_progress,
+    *,
+    headings: int = 0,
 ) -> Reembedded:
     """Encode again, with ``embedder``, every served build another encoder made (the caller
-    holds the store's ingest lock)."""
+    holds the store's ingest lock); each text under its last ``headings`` headings."""
     todo = catalog.served_builds_not_encoded_by(embedder.name)
     done = 0
     for doc_id, build_id in todo:
-        sources = catalog.nodes.vector_sources_of_build(build_id)
+        sources = catalog.nodes.vector_sources_of_build(build_id, headings)
         total = len(sources)
         progress(ProgressEvent(doc_id, "embed", 0, total))
 

@@ -126,7 +126,8 @@ class Index:
     def reembed(self, progress: ProgressFn = no_progress) -> Reembedded:
         """Encode again every served build another encoder made, with the configured one."""
         with self._ingest_lock():
-            return reembed(self.catalog, self.vectors, self.embedder, progress)
+            headings = self.settings.embed_headings
+            return reembed(self.catalog, self.vectors, self.embedder, progress, headings=headings)
 
     @property
     def summarizer(self) -> Summarizer:
@@ -441,7 +442,7 @@ class Index:
         return restore(self.vectors.inner, self.catalog, wanted)
 
     def _reembed(self, wanted: set[str]) -> int:
-        sources = self.catalog.nodes.served_vector_sources(wanted)
+        sources = self.catalog.nodes.served_vector_sources(wanted, self.settings.embed_headings)
         return encode_into(self.vectors, self.embedder, sources)
 
     def close(self) -> None:

@@ -35,6 +35,7 @@ from indexer.summarizers.base import Summarizer, SummaryRequest
 from indexer.summary_pass import Computed, SummaryOutcome, Written, summarize_tree
 from indexer.timings import StageTimes
 from indexer.tree import TreeNode, build_tree, compute_hashes, summary_depth
+from indexer.vector_text import embedding_key, embedding_text, within
 
 EMBED_CHUNK = 256
 log = logging.getLogger(__name__)
@@ -239,12 +240,8 @@ def _build(
     source: str,
     pages: Pages | None = None,
 ) -> DocumentReport:
-    passages = tree.passages()
-    for p in passages:
-        p.hash = hash_text(p.text or "")
-    vec_by_hash, embedded = _embed_missing(
-        ctx, doc_id=doc_id, kind="p", items=[(p.hash, p.text or "") for p in passages]
-    )
+    vec_by_hash, embedded = _embed_passages(ctx, tree, doc_id=doc_id)
+    headings = ctx.settings.embed_headings
     if ctx.restructure is not None:
         with ctx.times.timed("cluster"):
             ctx.restructure(tree, vec_by_hash, doc_id)
@@ -266,7 +263,10 @@ def _build(
     # A summary that only repeats its single child is stored (browsed, audited) but not
     # embedded: as a retrieval candidate it would fill a second slot with the same text.
     summary_items = [
-        (summary_hash(node, text), text)
+        (
+            summary_hash(node, text, headings, tree),
+            embedding_text(_within(node, tree), text, headings),
+        )
         for node in tree.inner_post_order()
         if (text := summary_of.get(node.node_id)) and node.node_id not in outcome.repeats
     ]
@@ -283,9 +283,30 @@ def _build(
     return report
 
 
-def summary_hash(node: TreeNode, text: str) -> str:
-    """The content hash a summary's vector is addressed by (its level and text)."""
-    return hash_text(f"{node.level}\n{text}")
+def _embed_passages(
+    ctx: IngestContext, tree: TreeNode, *, doc_id: str
+) -> tuple[dict[str, np.ndarray], int]:
+    """The vectors of the tree's passages by text hash (each set as ``p.hash``), and how many
+    were encoded; each passage is addressed by what it is embedded from (``p.vector_key``)."""
+    passages = tree.passages()
+    headings = ctx.settings.embed_headings
+    for p in passages:
+        p.hash = hash_text(p.text or "")
+        p.vector_key = embedding_key(p.level, _within(p, tree), p.text or "", headings)
+    items = [
+        (p.vector_key, embedding_text(_within(p, tree), p.text or "", headings)) for p in passages
+    ]
+    vec_by_key, embedded = _embed_missing(ctx, doc_id=doc_id, kind="p", items=items)
+    return {p.hash: vec_by_key[p.vector_key] for p in passages}, embedded
+
+
+def summary_hash(node: TreeNode, text: str, headings: int, root: TreeNode) -> str:
+    """The content hash a summary's vector is addressed by (its level, headings and text)."""
+    return embedding_key(node.level, _within(node, root), text, headings)
+
+
+def _within(node: TreeNode, root: TreeNode) -> tuple[str, ...]:
+    return within(node.heading_path, root.heading_path)
 
 
 def _publish(
@@ -305,9 +326,9 @@ def _publish(
         build_id=build_id,
         doc_id=doc_id,
         summary_keys={nid: k for nid, k in outcome.keys.items() if summary_of.get(nid)},
-        passage_vector=lambda p: vector_id(doc_id, "p", p.hash),
+        passage_vector=lambda p: vector_id(doc_id, "p", p.vector_key),
         summary_vector=lambda node: (
-            vector_id(doc_id, "s", summary_hash(node, text))
+            vector_id(doc_id, "s", summary_hash(node, text, ctx.settings.embed_headings, tree))
             if (text := summary_of.get(node.node_id)) and node.node_id not in outcome.repeats
             else None
         ),

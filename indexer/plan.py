@@ -31,6 +31,7 @@ from indexer.summarizers.estimate import PENDING, TokenEstimate, TokenEstimator
 from indexer.summarizers.prompts import words_for
 from indexer.summary_pass import Computed, Written, summarize_tree
 from indexer.tree import TreeNode, build_tree, compute_hashes
+from indexer.vector_text import embedding_key, within
 
 ESTIMATE_METHOD = (
     "bundled MiniLM WordPiece token counts x1.1 (chat-model tokenizers usually agree within "
@@ -174,7 +175,19 @@ def _planned_tree(ctx: IngestContext, src: Source) -> tuple[TreeNode, bool]:
     )
     if ctx.restructure is not None and too_flat:
         passages = tree.passages()
-        ids = {p.hash: vector_id(doc_id, "p", p.hash) for p in passages}
+        ids = {
+            p.hash: vector_id(
+                doc_id,
+                "p",
+                embedding_key(
+                    p.level,
+                    within(p.heading_path, tree.heading_path),
+                    p.text or "",
+                    settings.embed_headings,
+                ),
+            )
+            for p in passages
+        }
         stored = ctx.vectors.get(sorted(set(ids.values()))) if ids else {}
         if all(v in stored for v in ids.values()):
             ctx.restructure(tree, {h: stored[v] for h, v in ids.items()}, doc_id)

@@ -67,6 +67,15 @@ class Settings(BaseSettings):
         2, ge=1, description="Encoder threads used to encode passages during ingest (throughput)."
     )
     embed_batch_size: int = Field(32, ge=1, description="Passages per encode batch.")
+    embed_headings: int = Field(
+        0,
+        ge=0,
+        le=6,
+        description="Headings a passage or summary is embedded under, nearest first (1: its "
+        "section's), for manuals whose passages leave their subject to the heading (FAQs); "
+        "0 embeds the text alone. Measured in docs/benchmarks/retrieval.md; re-ingest after a "
+        "change.",
+    )
 
     # chunking
     chunk_tokens: int = Field(

@@ -36,6 +36,8 @@ class TreeNode:
     text: str | None = None
     children: list[TreeNode] = field(default_factory=list)
     hash: str = ""
+    # The content address of the node's vector (indexer.vector_text.embedding_key).
+    vector_key: str = ""
     node_id: str = ""
     ordinal: int = 0
     # End of the node's own heading line (its start is char_start); equal to char_start where

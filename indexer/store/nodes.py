@@ -10,10 +10,17 @@ from typing import TYPE_CHECKING
 from indexer.sourced import ResolvedSentence, loads_resolved
 from indexer.store.backends import Row
 from indexer.store.records import LexicalRow, NodeRecord, PassageRow, VectorSource
+from indexer.vector_text import embedding_text, within
 
 if TYPE_CHECKING:
     from indexer.store.db import Database
 
+# The heading path of a node's document root (its title, or nothing): a vector is embedded
+# under the node's headings below it (indexer.vector_text).
+_TITLE_PATH = (
+    "(SELECT r.heading_path FROM nodes r WHERE r.build_id = n.build_id AND r.ordinal = 0)"
+    " AS title_path"
+)
 _RECORD_COLUMNS = (
     "node_id, build_id, doc_id, parent_id, ordinal, level, title, heading_path, char_start,"
     " char_end, page_start, page_end, vector_id, summary_key, n_passages, first_passage,"
@@ -125,24 +132,26 @@ class NodeTable:
         return {r["node_id"]: r for r in rows}
 
     # vectors ----------------------------------------------------------------------------------
-    def served_vector_sources(self, wanted: set[str]) -> list[VectorSource]:
-        """What each wanted vector of a served build was embedded from (one per vector id)."""
+    def served_vector_sources(self, wanted: set[str], headings: int = 0) -> list[VectorSource]:
+        """What each wanted vector of a served build was embedded from (one per vector id),
+        each text under its last ``headings`` headings (setting ``embed_headings``)."""
         rows = self._db.db.execute(
-            "SELECT n.vector_id, n.doc_id, n.level, n.text, s.text AS summary FROM nodes n"
-            " JOIN documents d ON n.build_id = d.current_build"
+            f"SELECT n.vector_id, n.doc_id, n.level, n.heading_path, {_TITLE_PATH}, n.text,"
+            " s.text AS summary FROM nodes n JOIN documents d ON n.build_id = d.current_build"
             " LEFT JOIN summaries s ON s.key = n.summary_key WHERE n.vector_id IS NOT NULL"
         )
-        return _vector_sources(r for r in rows if r["vector_id"] in wanted)
+        return _vector_sources((r for r in rows if r["vector_id"] in wanted), headings)
 
-    def vector_sources_of_build(self, build_id: int) -> list[VectorSource]:
-        """What each vector of one build was embedded from (one per vector id)."""
+    def vector_sources_of_build(self, build_id: int, headings: int = 0) -> list[VectorSource]:
+        """What each vector of one build was embedded from (one per vector id), each text
+        under its last ``headings`` headings (setting ``embed_headings``)."""
         rows = self._db.db.execute(
-            "SELECT n.vector_id, n.doc_id, n.level, n.text, s.text AS summary FROM nodes n"
-            " LEFT JOIN summaries s ON s.key = n.summary_key"
+            f"SELECT n.vector_id, n.doc_id, n.level, n.heading_path, {_TITLE_PATH}, n.text,"
+            " s.text AS summary FROM nodes n LEFT JOIN summaries s ON s.key = n.summary_key"
             " WHERE n.build_id = ? AND n.vector_id IS NOT NULL ORDER BY n.ordinal",
             (build_id,),
         )
-        return _vector_sources(rows)
+        return _vector_sources(rows, headings)
 
     def vector_count(self, build_id: int) -> int:
         """Distinct vectors a build references."""
@@ -276,7 +285,7 @@ class NodeTable:
         return {r["node_id"]: loads_resolved(r["sentences"]) for r in rows}
 
 
-def _vector_sources(rows: Iterable[Row]) -> list[VectorSource]:
+def _vector_sources(rows: Iterable[Row], headings: int) -> list[VectorSource]:
     out: dict[str, VectorSource] = {}
     for r in rows:
         if r["vector_id"] not in out:
@@ -285,6 +294,10 @@ def _vector_sources(rows: Iterable[Row]) -> list[VectorSource]:
                 vector_id=r["vector_id"],
                 doc_id=r["doc_id"],
                 kind="p" if passage else "s",
-                text=(r["text"] if passage else r["summary"]) or "",
+                text=embedding_text(
+                    within(json.loads(r["heading_path"]), json.loads(r["title_path"] or "[]")),
+                    (r["text"] if passage else r["summary"]) or "",
+                    headings,
+                ),
             )
     return list(out.values())
