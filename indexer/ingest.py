@@ -292,12 +292,17 @@ def _embed_passages(
     headings = ctx.settings.embed_headings
     for p in passages:
         p.hash = hash_text(p.text or "")
-        p.vector_key = embedding_key(p.level, _within(p, tree), p.text or "", headings)
+        p.vector_key = passage_key(p, tree, headings)
     items = [
         (p.vector_key, embedding_text(_within(p, tree), p.text or "", headings)) for p in passages
     ]
     vec_by_key, embedded = _embed_missing(ctx, doc_id=doc_id, kind="p", items=items)
     return {p.hash: vec_by_key[p.vector_key] for p in passages}, embedded
+
+
+def passage_key(passage: TreeNode, root: TreeNode, headings: int) -> str:
+    """The content hash a passage's vector is addressed by (what it is embedded from)."""
+    return embedding_key(passage.level, _within(passage, root), passage.text or "", headings)
 
 
 def summary_hash(node: TreeNode, text: str, headings: int, root: TreeNode) -> str:

@@ -23,7 +23,14 @@ from typing import Any
 
 from indexer.clustering.estimate import estimate_cluster_levels
 from indexer.hashing import hash_parts, hash_text
-from indexer.ingest import IngestContext, Source, file_source, served_state, vector_id
+from indexer.ingest import (
+    IngestContext,
+    Source,
+    file_source,
+    passage_key,
+    served_state,
+    vector_id,
+)
 from indexer.reviews import corrections
 from indexer.settings import Settings
 from indexer.summarizers.base import SummarizerIdentity, SummaryRequest
@@ -31,7 +38,6 @@ from indexer.summarizers.estimate import PENDING, TokenEstimate, TokenEstimator
 from indexer.summarizers.prompts import words_for
 from indexer.summary_pass import Computed, Written, summarize_tree
 from indexer.tree import TreeNode, build_tree, compute_hashes
-from indexer.vector_text import embedding_key, within
 
 ESTIMATE_METHOD = (
     "bundled MiniLM WordPiece token counts x1.1 (chat-model tokenizers usually agree within "
@@ -175,19 +181,8 @@ def _planned_tree(ctx: IngestContext, src: Source) -> tuple[TreeNode, bool]:
     )
     if ctx.restructure is not None and too_flat:
         passages = tree.passages()
-        ids = {
-            p.hash: vector_id(
-                doc_id,
-                "p",
-                embedding_key(
-                    p.level,
-                    within(p.heading_path, tree.heading_path),
-                    p.text or "",
-                    settings.embed_headings,
-                ),
-            )
-            for p in passages
-        }
+        headings = settings.embed_headings
+        ids = {p.hash: vector_id(doc_id, "p", passage_key(p, tree, headings)) for p in passages}
         stored = ctx.vectors.get(sorted(set(ids.values()))) if ids else {}
         if all(v in stored for v in ids.values()):
             ctx.restructure(tree, {h: stored[v] for h, v in ids.items()}, doc_id)
