@@ -2,7 +2,7 @@
 
 Layout under ``<store>/lexical/``::
 
-    segments/<build_id>.npz   one build's nodes, tokenized once (tokens as a local vocabulary)
+    segments-<format>/<build_id>.npz   one build's nodes, tokenized once (a local vocabulary)
     index-<generation>/       one generation's postings (bm25s's files) + rows.npz (row → node)
     CURRENT                   name of the index folder to load
 
@@ -37,12 +37,21 @@ from retriever.snapshot import Snapshot, take_snapshot
 from retriever.tokenize import tokenize
 
 _STALE_INDEX_SECONDS = 120.0
+# What a node's bag of words holds (see lexical_text); a new format tokenizes every build again.
+_FORMAT = "2"
+_SEGMENTS = f"segments-{_FORMAT}"
 
 
 def lexical_text(level: str, heading_path: list[str], text: str) -> str:
-    """What BM25 sees of a node: a summary is also found by its headings."""
+    """What BM25 sees of a node: its text under its own heading and the one above.
+
+    A passage often leaves its subject to its heading (an FAQ's answer under its question,
+    "Append the keyword nts to your server lines" under "NTS Client Configuration"), so it is
+    found by the headings of its section, never by the document's title, which every passage
+    of the document shares. A summary is found by its own headings, the title among them when
+    it is a chapter's or the document's."""
     if level == "passage":
-        return text
+        return " ".join([*heading_path[1:][-2:], text])
     return " ".join([*heading_path[-2:], text])
 
 
@@ -186,7 +195,8 @@ class LexicalIndex:
     def _load_or_build(self, snapshot: Snapshot) -> _State | None:
         if not snapshot.documents:
             return None
-        name = "index-" + hash_parts([f"{d}\x00{b}" for d, b in snapshot.generation])[:24]
+        parts = [_FORMAT, *(f"{d}\x00{b}" for d, b in snapshot.generation)]
+        name = "index-" + hash_parts(parts)[:24]
         path = self.folder / name
         if path.is_dir():
             try:
@@ -248,7 +258,7 @@ class LexicalIndex:
         cached = self._segments.get(build_id)
         if cached is not None:
             return cached
-        path = self.folder / "segments" / f"{build_id}.npz"
+        path = self.folder / _SEGMENTS / f"{build_id}.npz"
         seg = None
         if path.is_file():
             try:
@@ -291,9 +301,12 @@ class LexicalIndex:
         for p in self.folder.glob(".tmp-*"):
             if _stale(p):
                 shutil.rmtree(p, ignore_errors=True)
-        for p in (self.folder / "segments").glob("*.npz"):
+        for p in (self.folder / _SEGMENTS).glob("*.npz"):
             if p.stem.isdigit() and int(p.stem) not in builds:
                 p.unlink(missing_ok=True)
+        for p in self.folder.glob("segments*"):
+            if p.name != _SEGMENTS and _stale(p):  # an earlier format's
+                shutil.rmtree(p, ignore_errors=True)
 
 
 def _stale(path: Path) -> bool:

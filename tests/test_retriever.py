@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import shutil
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -426,22 +428,62 @@ def test_bm25_index_is_persisted_and_updated_per_document(
     ask(retriever, "seal")
     folder = fast_settings.store / "lexical"
     assert (folder / "CURRENT").is_file()
-    segments = {p.name: p.stat().st_mtime_ns for p in (folder / "segments").glob("*.npz")}
+    segments = {p.name: p.stat().st_mtime_ns for p in (folder / "segments-2").glob("*.npz")}
     assert len(segments) == 2
 
     # Another process (a new Retriever on the same store) loads it instead of rebuilding.
     other = Retriever(Index(fast_settings))
     assert ask(other, "E-22", kinds=["passage"])["results"][0]["text"].count("E-22") == 1
-    assert {p.name: p.stat().st_mtime_ns for p in (folder / "segments").glob("*.npz")} == segments
+    assert {p.name: p.stat().st_mtime_ns for p in (folder / "segments-2").glob("*.npz")} == segments
 
     # A new revision of one document re-tokenizes that document only.
     index.ingest_bytes(manual(extra="Inspect the volute for cavitation pitting."), doc_id="pump.md")
-    after = {p.name: p.stat().st_mtime_ns for p in (folder / "segments").glob("*.npz")}
+    after = {p.name: p.stat().st_mtime_ns for p in (folder / "segments-2").glob("*.npz")}
     fan_build = str(index.catalog.require_document("fan.md")["current_build"]) + ".npz"
     assert after[fan_build] == segments[fan_build]
     assert len(after) == 2  # the old revision's segment was dropped
     hit = ask(retriever, "cavitation pitting", kinds=["passage"])["results"][0]
     assert "cavitation" in hit["text"]
+
+
+def test_bm25_finds_a_passage_by_its_headings_not_by_the_title(tmp_path: Path) -> None:
+    """An FAQ's answer does not restate its question: its heading does."""
+    index = Index(Settings(store=tmp_path / "store", embedder="hashing"))
+    (tmp_path / "faq.md").write_text(
+        "# Chat Client FAQ\n\n## Display\n\n### How to show the buffer list on the left side?\n\n"
+        "Run the command below and restart.\n\n### Why do colours look wrong?\n\n"
+        "Your terminal supports 8 colours only; set TERM accordingly.\n"
+    )
+    assert index.ingest_paths([tmp_path / "faq.md"]).ok
+    lexical = Retriever(index).lexical
+    snapshot = take_snapshot(index.catalog)
+    passages = frozenset({"passage"})
+
+    def found(query: str) -> list[str]:
+        hits = lexical.search(query, n=5, snapshot=snapshot, builds=snapshot.builds(),
+                              kinds=passages)  # fmt: skip
+        rows = {r["node_id"]: r for r in index.catalog.nodes.rows(n for n, _ in hits)}
+        return [rows[node_id]["text"] for node_id, _ in hits]
+
+    assert found("buffer list left side")[0].startswith("Run the command below")
+    assert found("chat client") == []  # the title is every passage's: it finds none
+    index.close()
+
+
+def test_an_earlier_formats_segments_are_tokenized_again(
+    retriever: Retriever, fast_settings: Settings
+) -> None:
+    ask(retriever, "seal")
+    folder = fast_settings.store / "lexical"
+    stale = folder / "segments"  # where the format before headings kept them
+    stale.mkdir()
+    (stale / "1.npz").write_bytes(b"old")
+    os.utime(stale, (0.0, 0.0))
+    for p in folder.glob("index-*"):
+        shutil.rmtree(p)
+    fresh = Retriever(Index(fast_settings))
+    assert ask(fresh, "Maintenance seal replacement", kinds=["passage"])["results"]
+    assert not stale.exists()  # swept once the new format's index is published
 
 
 def test_lexical_index_rebuilt_when_files_are_lost(
