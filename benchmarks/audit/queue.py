@@ -12,7 +12,10 @@ Two fault sets of real manuals, each split once into a tuning and a held-out hal
   every system's: a summary judged misleading holds a real fault, one judged not misleading is
   faithful; each is checked sentence by sentence against the spans its sentences cite. Reported
   also with the summaries judged unclean but not misleading counted as faulty (a cut sentence,
-  a lead-in without what it announces: faults an expert corrects, though no meaning changed).
+  a lead-in without what it announces: faults an expert corrects, though no meaning changed),
+  and, on the held-out halves, with a summary faulty when judged misleading or when, judged
+  once more on that question alone, a sentence of it depends on something it leaves out (its
+  lead-in's list, its list's lead-in, its antecedent: :mod:`benchmarks.audit.dependencies`).
 
 A flag is shown when its confidence reaches the threshold; the queue orders a manual's summaries
 by their most confident shown flag. Reported per half: the share of the first 10 queue items
@@ -58,6 +61,7 @@ class Item:
     half: str
     fault: str | None
     flags: tuple[LintFlag, ...]
+    key: str = ""  # the summary benchmark's key of a read summary
 
 
 def _manual(path: str) -> str:
@@ -129,14 +133,29 @@ def read(linter: Linter, halves: tuple[str, ...] = HALVES) -> list[Item]:
     for node, labels, sentences, verdict in judged(halves):
         flags = lint_sentences(linter, sentences, node.text, labels)
         fault = "context" if verdict["misleading"] else None if verdict["clean"] else "unclean"
-        out.append(Item(node.manual.name, node.manual.split, fault, tuple(flags)))
+        out.append(Item(node.manual.name, node.manual.split, fault, tuple(flags), verdict["key"]))
+    return out
+
+
+def with_dependencies(items: list[Item], dependent: dict[str, bool]) -> list[Item]:
+    """``items`` of the halves whose summaries were judged for what they leave out
+    (:mod:`benchmarks.audit.dependencies`), a summary faulty when judged misleading
+    (``context``) or, if not, when a sentence depends on something it leaves out
+    (``dependency``); a summary without that verdict is left out."""
+    out: list[Item] = []
+    for i in items:
+        if i.key not in dependent:
+            continue
+        fault = "context" if i.fault == "context" else "dependency" if dependent[i.key] else None
+        out.append(Item(i.manual, i.half, fault, i.flags, i.key))
     return out
 
 
 def misleading_only(items: list[Item]) -> list[Item]:
     """``items`` with only the misleading ones faulty (an unclean summary counted faithful)."""
     return [
-        Item(i.manual, i.half, i.fault if i.fault == "context" else None, i.flags) for i in items
+        Item(i.manual, i.half, i.fault if i.fault == "context" else None, i.flags, i.key)
+        for i in items
     ]
 
 
@@ -222,11 +241,28 @@ def main() -> dict[str, Any]:
         "read_misleading_or_unclean": {
             half: scores([i for i in every if i.half == half], chosen) for half in HALVES
         },
+        # A summary judged misleading, or one a sentence of which depends on something the
+        # summary leaves out (judged once more on that question alone, blind to the lint).
+        "read_misleading_or_dependent": _dependency_scores(every, chosen, shipped),
         "tuning_sweep": {str(t): r for t, r in sweep.items()},
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=1) + "\n")
     return result
+
+
+def _dependency_scores(every: list[Item], chosen: float, shipped: float) -> dict[str, Any]:
+    from benchmarks.audit.dependencies import load
+
+    items = with_dependencies(every, load())
+    out: dict[str, Any] = {}
+    for half in HALVES:
+        mine = [i for i in items if i.half == half]
+        if mine:
+            out[half] = scores(mine, chosen)
+            out[f"{half}_at_shipped"] = scores(mine, shipped)
+            out[f"{half}_all_flags"] = scores(mine, 0.0)
+    return out
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ only keys, booleans and a few words of note); packets and the manifest are in th
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,7 +134,9 @@ def _outline(tree: dict[str, Any], depth: int = 0) -> list[str]:
         out.append(f"{'  ' * depth}- {child.get('title') or '(group of passages)'}")
         if depth < 1:
             out.extend(_outline(child, depth + 1))
-    return out or ["(no parts: the text below is all of it)"]
+    if depth == 0 and not out:
+        return ["(no parts: the text below is all of it)"]
+    return out
 
 
 def _source(node: Node) -> str:
@@ -166,40 +169,48 @@ def _context(text: str, a: int, b: int) -> str:
     return " ".join(out.split())
 
 
-def collect() -> int:
-    """Append the judges' verdicts to :data:`JUDGMENTS`; the number of new verdicts."""
-    manifest_path = PACKETS / "manifest.json"
-    if not manifest_path.exists() or not JUDGED.exists():
-        return 0
+def verdict_lines(
+    packets: Path, judged: Path
+) -> Iterator[tuple[dict[str, Any], Any, dict[str, Any]]]:
+    """Each verdict line the judges wrote for a packet of ``packets``' manifest, with the
+    packet's manifest entry and what its summary letter stands for there."""
+    manifest_path = packets / "manifest.json"
+    if not manifest_path.exists() or not judged.exists():
+        return
     manifest = json.loads(manifest_path.read_text())
-    known = load_verdicts()
-    new: list[dict[str, Any]] = []
-    for path in sorted(JUDGED.glob("*.jsonl")):
-        packet = path.stem
-        info = manifest.get(packet)
+    for path in sorted(judged.glob("*.jsonl")):
+        info = manifest.get(path.stem)
         if info is None:
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            d = json.loads(line)
-            key = info["summaries"].get(str(d.get("summary", "")).strip())
-            if key is None or key in known:
-                continue
-            record = {
-                "key": key,
-                "place": info["place"],
-                "manual": info["manual"],
-                "split": info["split"],
-                "level": info["level"],
-                "misleading": bool(d["misleading"]),
-                "misleading_sentences": [str(x) for x in d.get("misleading_sentences", [])],
-                "informative": bool(d["informative"]),
-                "clean": bool(d["clean"]),
-                "note": str(d.get("note", ""))[:200],
-            }
-            new.append(record)
-            known[key] = Verdict(record["misleading"], record["informative"], record["clean"])
+            if line.strip():
+                d = json.loads(line)
+                which = info["summaries"].get(str(d.get("summary", "")).strip())
+                if which is not None:
+                    yield info, which, d
+
+
+def collect() -> int:
+    """Append the judges' verdicts to :data:`JUDGMENTS`; the number of new verdicts."""
+    known = load_verdicts()
+    new: list[dict[str, Any]] = []
+    for info, key, d in verdict_lines(PACKETS, JUDGED):
+        if key in known:
+            continue
+        record = {
+            "key": key,
+            "place": info["place"],
+            "manual": info["manual"],
+            "split": info["split"],
+            "level": info["level"],
+            "misleading": bool(d["misleading"]),
+            "misleading_sentences": [str(x) for x in d.get("misleading_sentences", [])],
+            "informative": bool(d["informative"]),
+            "clean": bool(d["clean"]),
+            "note": str(d.get("note", ""))[:200],
+        }
+        new.append(record)
+        known[key] = Verdict(record["misleading"], record["informative"], record["clean"])
     if new:
         with JUDGMENTS.open("a", encoding="utf-8") as f:
             for record in new:

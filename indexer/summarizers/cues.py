@@ -240,9 +240,10 @@ _FORWARD = re.compile(
     re.IGNORECASE,
 )
 
-# A sentence about where something is said, not about the subject.
+# A sentence about where something is said, not about the subject ("… are not listed in
+# /etc/network/interfaces" says what is so, not where it is said).
 _META = re.compile(
-    r"\b(?:is|are|was|were|will be)\s+(?:\w+\s+)?(?:described|explained|covered|discussed|"
+    r"\b(?:is|are|was|were|will be)\s+(?:(?!not\b)\w+\s+)?(?:described|explained|covered|discussed|"
     r"documented|detailed|listed|shown|presented|treated)\s+(?:in|on|at|below|above|later|"
     r"elsewhere|under|separately)\b|\b(?:in|on) (?:the |a |an )?(?:following|next|previous|"
     r"preceding|earlier|later) (?:sections?|chapters?|pages?)\b",

@@ -47,9 +47,13 @@ from indexer.words import content
 # v4: a sentence leaning back goes on from the paragraph before. The version also carries a
 # fingerprint of the summarizer's own code, so a changed rule never reuses a summary (and its
 # spans) written by the old one.
-PROMPT_VERSION = f"extractive-v14+{code_fingerprint()}"
+PROMPT_VERSION = f"extractive-v15+{code_fingerprint()}"
 _MMR_LAMBDA = 0.7
 _OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
+# A node with parts whose own passages are at least this share of its passages is summarized
+# from its own text too, in proportion (at most half the budget), not by its opening alone.
+_OWN_SHARE = 0.2
+_OWN_MAX = 0.5
 
 
 class ExtractiveSummarizer:
@@ -71,7 +75,8 @@ class ExtractiveSummarizer:
         if kind is not None:
             sentences = back_matter_summary(request, units, kind)
         elif request.children:
-            sentences = outline(request, units, self.max_tokens * _OUTLINE_FACTOR)
+            budget = self.max_tokens * _OUTLINE_FACTOR
+            sentences = outline(request, units, budget, _own_statements(request, units, budget))
         else:
             sentences = _statements(request, units, self.max_tokens)
         if not sentences:
@@ -113,11 +118,37 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
         units = [u for u in units if u.term is not None]
     if not units:
         return out
-    chosen = _chosen(request, units, budget)
+    return out + _quoted(units, _chosen(request, units, budget), lead=not out)
+
+
+def _own_statements(
+    request: SummaryRequest, units: list[Unit], budget: int
+) -> list[SourcedSentence] | None:
+    """What a node with parts says in its own text, before its parts, when that text is a fair
+    share of the node (an option's description above its examples, a chapter's long
+    introduction): its key statements, picked as a leaf's are, within that share of the
+    budget. None when one opening statement speaks for it (:func:`outline` picks that)."""
+    below = sum(c.passages for c in request.children)
+    share = len(request.passages) / max(len(request.passages) + below, 1)
+    if share < _OWN_SHARE:
+        return None
+    own_budget = int(budget * min(share, _OWN_MAX))
+    # Its prose, not its entries: a term's description ("add_library: …") read outside its
+    # list runs the list into the summary under a label that is no part's heading.
+    fitting = [u for u in units if u.term is None and count_tokens(u.text) <= own_budget]
+    if len(fitting) < 2:
+        return None
+    picked = _quoted(fitting, _chosen(request, fitting, own_budget), lead=True)
+    return picked if len(picked) > 1 else None
+
+
+def _quoted(units: list[Unit], chosen: list[int], *, lead: bool) -> list[SourcedSentence]:
+    """The chosen units in document order, a unit going on from the one before joined to it;
+    the node's opening unit is its lead when ``lead``."""
     picked: list[SourcedSentence] = []
     for i in sorted(chosen):
         unit = units[i]
-        kind = _kind(unit, unit.first and not out)
+        kind = _kind(unit, unit.first and lead)
         if picked and unit.after and i - 1 in chosen and units[i - 1].order == unit.order - 1:
             # It goes on from the unit before: one sentence of the summary, as in the source.
             before = picked.pop()
@@ -127,7 +158,7 @@ def _statements(request: SummaryRequest, units: list[Unit], budget: int) -> list
             )
         else:
             picked.append(SourcedSentence(unit.text, unit.spans, kind))
-    return out + picked
+    return picked
 
 
 def _chosen(request: SummaryRequest, units: list[Unit], budget: int) -> list[int]:

@@ -183,13 +183,21 @@ def _part(
     return None
 
 
-def outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[SourcedSentence]:
-    """A node with parts: its opening statement, one line per part, the rest by name."""
-    out: list[SourcedSentence] = []
-    used = 0
-    opening = next(
-        (u for u in units if u.opens and count_tokens(u.text) <= MAX_PART_LEAD * 2), None
-    )
+def outline(
+    request: SummaryRequest,
+    units: list[Unit],
+    budget: int,
+    own: list[SourcedSentence] | None = None,
+) -> list[SourcedSentence]:
+    """A node with parts: its opening statement (or ``own``, the statements picked from its own
+    text), one line per part, the rest by name."""
+    out: list[SourcedSentence] = list(own or [])
+    used = sum(count_tokens(s.text) for s in out)
+    opening = None
+    if not out:
+        opening = next(
+            (u for u in units if u.opens and count_tokens(u.text) <= MAX_PART_LEAD * 2), None
+        )
     if opening is not None:
         out.append(SourcedSentence(opening.text, opening.spans, "lead"))
         used += count_tokens(opening.text)
@@ -228,7 +236,7 @@ def outline(request: SummaryRequest, units: list[Unit], budget: int) -> list[Sou
     left = [c for i, c in enumerate(request.children) if i not in keep and c.title]
     if left:
         spans = tuple(c.heading for c in left if c.heading)
-        opener = ALSO_COVERS if keep or opening else COVERS
+        opener = ALSO_COVERS if keep or opening or own else COVERS
         named = names([c.title for c in left])
         out.append(SourcedSentence(f"{opener} {named}.", spans, "outline"))
     return out
