@@ -706,3 +706,25 @@ def test_sample_fixtures_gold_sections_exist(tmp_path: Path) -> None:
     transcript = FIXTURES / "field-service-call.txt"
     if transcript.exists():
         assert parse_file(transcript).root.children == []
+
+
+_TEXINFO_FOOTNOTES = """<html><body>
+<div class="chapter"><h2 class="chapter">7 Architecture</h2>
+<p>The library is kept in a version control system<a id="DOCF3" href="#FOOT3"><sup>3</sup></a>.</p>
+<div class="footnote"><hr><h4 class="footnotes-heading">Footnotes</h4>
+<h5><a id="FOOT3" href="#DOCF3">(3)</a></h5>
+<p>A version control system available for many platforms</p>
+</div></div>
+<div class="section"><h3 class="section">7.1 Release notes</h3><p>Released in 2020.</p>
+<h4>3</h4><p>A heading of digits alone that links nowhere is still a heading.</p></div>
+</body></html>"""
+
+
+def test_html_a_pages_footnotes_are_its_text_not_sections(tmp_path: Path) -> None:
+    doc = parse_file(write(tmp_path, "Architecture.html", _TEXINFO_FOOTNOTES))
+    assert outline(doc) == [(1, "7 Architecture"), (2, "7.1 Release notes"), (3, "3")]
+    chapter = sections(doc)[0]
+    body = doc.text[chapter.body_start : chapter.body_end]
+    assert "A version control system available for many platforms" in body
+    assert "Footnotes" in body
+    assert_well_formed(doc)

@@ -220,3 +220,25 @@ def test_a_drawing_is_never_run_together_into_a_quote() -> None:
     assert units == [
         "In the previous example, git fetch checks that the update is a fast-forward."
     ], units
+
+
+def test_items_under_a_label_line_are_never_quoted_as_the_nodes_statements() -> None:
+    # A function's parameters under their "Parameters" label: each item alone would read as a
+    # statement of the whole node, its label (what the items are) left out.
+    entry = (
+        "A signer securely signs bytes, then unsigns them to verify the value.\n\n"
+        "Parameters\n\n"
+        "- secret_key (bytes) – The secret key to sign and verify with.\n"
+        "- salt (bytes) – Extra key to combine with the secret key in every context.\n"
+    )
+    units = _units(entry)
+    assert units == ["A signer securely signs bytes, then unsigns them to verify the value."], units
+    # A list with nothing above it but the node's heading is the node's own: its items stand.
+    own = _units(
+        "- The secret key is used to sign and verify every value.\n"
+        "- The salt is combined with the secret key in every context.\n"
+    )
+    assert own == [
+        "The secret key is used to sign and verify every value.",
+        "The salt is combined with the secret key in every context.",
+    ], own

@@ -6,6 +6,7 @@ is decided in :mod:`indexer.parsers.html_chrome`; this module walks what is left
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,8 @@ _CREDIT_CLASSES = _names("author authorgroup editor othercredit corpauthor colla
 
 
 _OPEN, _CLOSE, _TEXT = 0, 1, 2
+# A footnote's marker set as a heading ("(3)", linking back to where it is cited).
+_FOOTNOTE_MARK = re.compile(r"[(\[]?\d{1,3}[)\]]?")
 _MAX_LIST_INDENT = 8  # nesting levels shown by indentation; deeper items stay at this indent
 
 
@@ -156,6 +159,17 @@ class _TextBuilder:
     def _write(self, text: str) -> None:
         self.parts.append(text)
         self.pos += len(text)
+
+
+def _footnote_heading(tag: etree._Element, title: str) -> bool:
+    """Whether a heading heads a page's footnotes ("Footnotes") or one of them, by its marker
+    linking back to where it is cited (Texinfo sets both as headings): notes on the page's
+    text, not sections of the manual."""
+    title = title.strip()
+    if title.casefold() == "footnotes":
+        return True
+    back = any((a.get("href") or "").startswith("#") for a in tag.iter("a"))
+    return back and _FOOTNOTE_MARK.fullmatch(title) is not None
 
 
 def _with_body(heading: Heading, body_start: int) -> Heading:
@@ -296,6 +310,7 @@ class _Extractor:
                 and not admonition
                 and written[1].strip().rstrip(":").casefold() not in _ADMONITION_TITLES
                 and not self._credits
+                and not _footnote_heading(tag, written[1])
             ):
                 level = _HEADINGS[name]
                 self._open.append(
@@ -371,8 +386,9 @@ def parse_html(data: bytes, *, filename: str, furniture: Furniture | None = None
     one line), list items with ``- `` or ``N. `` markers. Scripts, styles and page chrome
     (:mod:`indexer.parsers.html_chrome`: navigation, contents lists, the manual's repeated
     blocks) are dropped. ``h1``–``h6`` become sections, except admonition titles ("Note", or
-    any heading inside a ``note``/``warning``/… element) and a title page's credits (DocBook's
-    ``author`` headings), which stay body text, and headings over nothing but chrome. A
+    any heading inside a ``note``/``warning``/… element), a title page's credits (DocBook's
+    ``author`` headings) and a page's footnotes (Texinfo's "Footnotes" and "(3)" headings),
+    which stay body text, and headings over nothing but chrome. A
     ``<title>`` alone never makes a heading.
 
     Args:

@@ -3,13 +3,16 @@
 Blocks are cut at blank lines, and again where the kind of line changes (a wrapped PDF page has
 no blank line between its paragraphs, lists and code): a line is code when it has a pattern only
 code has (a grammar rule, an indented block, a comment, a declaration, an option) or symbols and
-few words of prose; a list item takes its wrapped lines along.
+few words of prose; a list item takes its wrapped lines along. Each block of a wrapped text
+knows the width its lines fill, so a reader can tell where a paragraph ended inside it
+(:func:`ends_paragraph`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
 _QUOTE_MARK = re.compile(r"(?m)^[ \t]*>[ \t]?")
@@ -51,6 +54,7 @@ class Block:
     start: int
     text: str
     alone: bool = False  # blank lines on both sides: a block of its own, not a cut line
+    width: float | None = None  # of a wrapped text (a PDF page): the width its lines fill
 
 
 def blocks_of(text: str, offset: int) -> list[Block]:
@@ -58,6 +62,7 @@ def blocks_of(text: str, offset: int) -> list[Block]:
     has no blank lines between paragraphs, lists and code)."""
     out: list[Block] = []
     pos = 0
+    width = wrap_width(text)
     fences = [(f.start(), f.end()) for f in _FENCED.finditer(text)]
     breaks = [b for b in _BLOCK_BREAK.finditer(text) if not _inside(b.start(), fences)]
     for m in [*breaks, None]:
@@ -79,6 +84,8 @@ def blocks_of(text: str, offset: int) -> list[Block]:
             pieces = [b for p in pieces if (b := _unfenced(p)) is not None]
             if len(pieces) == 1:
                 pieces[0].alone = True
+            for piece in pieces:
+                piece.width = width
             out.extend(pieces)
         if m:
             pos = m.end()
@@ -156,6 +163,43 @@ def line_kind(line: str) -> str:
     if len(stripped) < 30 and not TERMINAL.search(stripped) and len(words) <= 2:
         return "code"  # a keyword line ("BEGIN", "END") or a fragment
     return "prose"
+
+
+# Wrapped text: at least this many lines run on into the next one, and a line that ends a
+# sentence under this share of their median length ends its paragraph.
+_WRAPPED_LINES = 5
+_SHORT_LINE = 0.7
+
+
+@lru_cache(maxsize=64)
+def wrap_width(text: str) -> float | None:
+    """The width a wrapped text fills: the median length of its prose lines that run on into
+    the next line (no sentence ends there); None when it is not wrapped (one line per paragraph,
+    as a web page or a Markdown file with long lines is read)."""
+    lines = [ln.rstrip() for ln in text.split("\n")]
+    full = [
+        len(a)
+        for a, b in zip(lines, lines[1:], strict=False)
+        if b and a and not TERMINAL.search(a) and a[-1] not in ":;," and line_kind(a) == "prose"
+    ]
+    if len(full) < _WRAPPED_LINES:
+        return None
+    return float(sorted(full)[len(full) // 2])
+
+
+def ends_paragraph(block: Block, at: int) -> bool:
+    """Whether the sentence of ``block`` ending at ``at`` (an offset into the document) ends
+    its paragraph in a wrapped text: it ends its line, well short of the width the text's lines
+    fill. A typesetter fills every line of a paragraph but its last, so a short line is where
+    the writer ended one, though no blank line says so."""
+    if block.width is None:
+        return False
+    text, end = block.text, at - block.start
+    line_end = text.find("\n", end)
+    if line_end < 0 or text[end:line_end].strip():
+        return False
+    line = text[text.rfind("\n", 0, end) + 1 : line_end].rstrip()
+    return len(line) < _SHORT_LINE * block.width
 
 
 def _segments(body: str, start: int) -> list[Block]:

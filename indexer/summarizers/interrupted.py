@@ -22,7 +22,8 @@ _ENDED = re.compile(r"[.!?][\"')\]’”]*\s*$")
 
 def join_interrupted(blocks: list[Block]) -> list[Block]:
     """``blocks`` with each unfinished paragraph, the short code under it and the lower-case
-    paragraph going on after it joined into one paragraph."""
+    paragraph going on after it joined into one paragraph; so too a wrapped paragraph a page
+    break cuts in two."""
     out: list[Block] = []
     i = 0
     while i < len(blocks):
@@ -30,10 +31,33 @@ def join_interrupted(blocks: list[Block]) -> list[Block]:
         if joined is not None:
             out.append(joined)
             i += 3
+        elif out and (across := _across_page(out[-1], blocks[i])) is not None:
+            out[-1] = across
+            i += 1
         else:
             out.append(blocks[i])
             i += 1
     return out
+
+
+_PAGE_BREAK = 4  # at most this many characters between a page's last line and the next's first
+
+
+def _across_page(head: Block, tail: Block) -> Block | None:
+    """One paragraph of a wrapped text, when a page break is all that parts an unfinished
+    sentence from its lower-case rest."""
+    if head.width is None or tail.width is None:
+        return None
+    if head.kind != "paragraph" or tail.kind != "paragraph":
+        return None
+    between = tail.start - (head.start + len(head.text))
+    end = head.text.rstrip()
+    if not 0 < between <= _PAGE_BREAK or _ENDED.search(end) or end.endswith(":"):
+        return None
+    if not tail.text.lstrip()[:1].islower():
+        return None
+    text = head.text + " " * between + tail.text
+    return Block("paragraph", head.start, text, alone=head.alone, width=head.width)
 
 
 def _joined(blocks: list[Block], i: int) -> Block | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from indexer.summarizers.blocks import LIST_ITEM, Block
+from indexer.summarizers.blocks import LIST_ITEM, TERMINAL, WORD, Block
 from indexer.summarizers.cues import is_lead_in, points_forward
 from indexer.summarizers.drafts import MAX_UNIT_TOKENS
 from indexer.summarizers.sentences import Piece, sentence_spans
@@ -57,6 +57,24 @@ def fit_items(lead: list[Piece], items: list[Piece]) -> tuple[list[Piece], int]:
         kept.append(item)
         budget -= cost
     return kept, len(items) - len(kept)
+
+
+_LABEL_WORDS = 3
+
+
+def under_label(blocks: list[Block], i: int, *, opening: bool) -> bool:
+    """Whether the list starting at ``blocks[i]`` sits under a label line of its own
+    ("Parameters", "Return values") that is not the node's heading: its items depend on the
+    label as on a lead-in, and alone would read as the node's statements."""
+    if i == 0 or (i == 1 and opening):
+        return False
+    label = blocks[i - 1].text.strip()
+    return (
+        blocks[i - 1].kind in ("code", "heading", "paragraph")
+        and "\n" not in label
+        and not TERMINAL.search(label)
+        and 0 < len(WORD.findall(label)) <= _LABEL_WORDS
+    )
 
 
 # The most blocks of code or text one list item may hold before the list goes on.

@@ -13,7 +13,7 @@ paragraph is quoted with the units before it back to the paragraph's opening, or
 from __future__ import annotations
 
 from indexer.sourced import SourcedSentence
-from indexer.summarizers.blocks import TERMINAL, Block, blocks_of
+from indexer.summarizers.blocks import TERMINAL, Block, blocks_of, ends_paragraph
 from indexer.summarizers.cues import complete, leans_back, points_forward
 from indexer.summarizers.sentences import Piece, sentence_spans, strip_markup
 from indexer.tokens import count_tokens
@@ -23,14 +23,16 @@ _PARAGRAPHS = ("paragraph", "item")
 
 def sentence_before(blocks: list[Block]) -> dict[int, int]:
     """For every sentence of a paragraph or list item other than its first, where it starts →
-    where the sentence before it ends."""
+    where the sentence before it ends. A wrapped text's paragraph that no blank line parts from
+    the one before starts after a short line (:func:`.blocks.ends_paragraph`)."""
     out: dict[int, int] = {}
     for block in blocks:
         if block.kind not in _PARAGRAPHS:
             continue
         pieces = sentence_spans(block.text, block.start)
         for before, piece in zip(pieces, pieces[1:], strict=False):
-            out[piece.start] = before.end
+            if not ends_paragraph(block, before.end):
+                out[piece.start] = before.end
     return out
 
 

@@ -52,6 +52,7 @@ from indexer.summarizers.lists import (
     items_in,
     list_after,
     list_end,
+    under_label,
 )
 from indexer.summarizers.openings import sentence_before
 from indexer.summarizers.sentences import Piece, sentence_spans, statements_of
@@ -211,7 +212,8 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
             out.append(draft)
         reading.end_entry()
     elif block.kind == "item":
-        after = _unled_list(blocks, i, out, reading.labelled, reading.term)
+        labelled = under_label(blocks, i, opening=reading.opening)
+        after = list_end(blocks, i) if labelled else _unled_list(blocks, i, out, reading)
         reading.term, reading.owner = (), ()
         return after
     elif block.kind != "paragraph":
@@ -258,9 +260,7 @@ def _remarks_on(code: Block, below: Block) -> bool:
     return bool(first) and leans_back(first[0].text)
 
 
-def _unled_list(
-    blocks: list[Block], i: int, out: list[Draft], labelled: bool, term: tuple[Piece, ...]
-) -> int:
+def _unled_list(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> int:
     """A list with no lead-in: each item whose first sentence stands alone is a unit; the
     index after the list. A numbered item is a step of a sequence: alone it would read as the
     whole procedure."""
@@ -268,7 +268,7 @@ def _unled_list(
         first = _first_sentence(blocks[i])
         step = is_step(blocks[i])
         if first is not None and not step and not leans_back(first.text) and quotable(first.text):
-            out.append(Draft([first], label=labelled, term=term))
+            out.append(Draft([first], label=reading.labelled, term=reading.term))
         i += 1
     return i
 
