@@ -50,7 +50,12 @@ def packets(halves: tuple[str, ...], systems: tuple[str, ...] | None = None) -> 
     """Write a packet per node whose judged summaries (of ``systems``, default every one)
     lack a dependency verdict."""
     from benchmarks.summaries.corpus import judged_nodes
-    from benchmarks.summaries.judging import load_verdicts, render, summary_key
+    from benchmarks.summaries.judging import (
+        load_verdicts,
+        manifest_entry,
+        render,
+        summary_key,
+    )
     from benchmarks.summaries.systems import SYSTEMS, Summary, summarize
 
     judged, known = load_verdicts(), load()
@@ -74,12 +79,7 @@ def packets(halves: tuple[str, ...], systems: tuple[str, ...] | None = None) -> 
         keys = sorted(todo, key=lambda k: hash_parts(["dependency", node.place, k]))
         letters = dict(zip(_LETTERS, keys, strict=False))
         packet = f"{node.place}-{hash_parts(keys)[:6]}"
-        manifest[packet] = {
-            "place": node.place,
-            "manual": node.manual.name,
-            "split": node.manual.split,
-            "summaries": letters,
-        }
+        manifest[packet] = manifest_entry(node, letters)
         text = render(packet, node, {letter: todo[k] for letter, k in letters.items()})
         head, _, rest = text.partition("## What this part contains")
         intro = (

@@ -80,13 +80,7 @@ def write_packets(items: list[tuple[Node, list[Summary]]], verdicts: dict[str, V
         keys = sorted(todo, key=lambda k: hash_parts([node.place, k]))
         letters = dict(zip(_LETTERS, keys, strict=False))
         packet = f"{node.place}-{hash_parts(keys)[:6]}"
-        manifest[packet] = {
-            "place": node.place,
-            "manual": node.manual.name,
-            "split": node.manual.split,
-            "level": node.level,
-            "summaries": letters,
-        }
+        manifest[packet] = manifest_entry(node, letters)
         (PACKETS / f"{packet}.md").write_text(
             render(packet, node, {letter: todo[k] for letter, k in letters.items()}),
             encoding="utf-8",
@@ -167,6 +161,18 @@ def _context(text: str, a: int, b: int) -> str:
         quoted = quoted[:450] + " […] " + quoted[-300:]
     out = f"…{text[start:a]}⟦{quoted}⟧{text[b:end]}…"
     return " ".join(out.split())
+
+
+def manifest_entry(node: Node, summaries: dict[str, Any]) -> dict[str, Any]:
+    """A packet's entry in its manifest: where its node is, and what each summary letter
+    stands for (a verdict's key, or the summarizer and key of a side by side)."""
+    return {
+        "place": node.place,
+        "manual": node.manual.name,
+        "split": node.manual.split,
+        "level": node.level,
+        "summaries": summaries,
+    }
 
 
 def verdict_lines(

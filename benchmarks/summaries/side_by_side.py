@@ -29,6 +29,7 @@ from benchmarks.corpora import CACHE
 from benchmarks.summaries.judging import (
     JUDGMENTS,
     load_verdicts,
+    manifest_entry,
     render,
     summary_key,
     verdict_lines,
@@ -97,16 +98,13 @@ def packets(path: Path, version: str) -> int:
         order = sorted(pair, key=lambda k: hash_parts(["side-by-side", node.place, k]))
         letters = dict(zip("AB", order, strict=True))
         packet = f"{node.place}-{hash_parts(list(keys.values()))[:6]}"
-        manifest[packet] = {
-            "place": node.place,
-            "manual": node.manual.name,
-            "split": node.manual.split,
-            "level": node.level,
-            "summaries": {
+        manifest[packet] = manifest_entry(
+            node,
+            {
                 letter: {"summarizer": which, "key": keys[which]}
                 for letter, which in letters.items()
             },
-        }
+        )
         if all((node.place, k) in judged for k in keys.values()):
             continue  # judged side by side already
         text = render(packet, node, {letter: pair[which] for letter, which in letters.items()})
