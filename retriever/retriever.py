@@ -310,7 +310,7 @@ class Retriever:
         kinds = request.kinds if request.kinds == {"passage"} else frozenset(KINDS)
         pools = self._pools(request, vector, snapshot, pipeline, kinds)
         n = max(pipeline.rerank_candidates, request.k)
-        passages, summaries = pools.passages[:n], _head(pools.summaries, n)
+        passages, summaries = _head(pools.passages, n), _head(pools.summaries, n)
         below: dict[str, list[str]] = {}
         if "summary" in kinds and pipeline.mix:
             above, below = summaries_above(

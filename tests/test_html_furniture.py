@@ -264,3 +264,40 @@ def test_a_one_section_chapter_contents_is_no_text() -> None:
     assert "Table of Contents" not in text
     assert text.count("Pitfalls with submodules") == 1
     assert "A lone link to no heading" in text
+
+
+def test_a_headed_list_of_the_pages_own_sections_goes_with_its_heading() -> None:
+    """Doxygen heads each page's contents with a heading; kept, it became the section the
+    page's opening text was read under."""
+    html = (
+        b"<html><body><h1>Markdown support</h1><div class='toc'><h3>Table of Contents</h3>"
+        b"<ul><li><a href='#std'>Standard Markdown</a></li>"
+        b"<li><a href='#ext'>Extensions</a></li></ul></div>"
+        b"<p>Markdown support was introduced in version 1.8.0.</p>"
+        b"<h2><a id='std'></a>Standard Markdown</h2><p>Paragraphs are separated by blank lines.</p>"
+        b"<h2><a id='ext'></a>Extensions</h2><p>Tables are an extension.</p></body></html>"
+    )
+    doc = parse_html(html, filename="markdown.html")
+    assert "Table of Contents" not in doc.text
+    assert doc.text.count("Standard Markdown") == 1
+    top = doc.root.children[0]
+    assert [c.title for c in top.children] == ["Standard Markdown", "Extensions"]
+    # the opening text is the page's own, above its first section
+    opening = doc.text[top.body_start : top.children[0].char_start]
+    assert "introduced in version 1.8.0" in opening
+
+
+def test_a_title_over_the_pages_own_contents_stays() -> None:
+    """Asciidoctor puts the page's title, its version line and its contents in one header: the
+    title heads more than the contents list, so it stays; the list goes."""
+    html = (
+        b"<html><body><div id='header'><h1>ccache(1)</h1><div class='details'>version 4.7.5"
+        b"</div><div id='toc'><div id='toctitle'>Table of Contents</div><ul>"
+        b"<li><a href='#_name'>Name</a></li><li><a href='#_usage'>Usage</a></li></ul></div></div>"
+        b"<div id='content'><h2 id='_name'>Name</h2><p>ccache - a fast compiler cache</p>"
+        b"<h2 id='_usage'>Usage</h2><p>Prefix the compile command with ccache.</p></div>"
+        b"</body></html>"
+    )
+    text = parse_html(html, filename="manual.html").text
+    assert text.startswith("ccache(1)") and "version 4.7.5" in text
+    assert "Table of Contents" not in text and text.count("Usage") == 1

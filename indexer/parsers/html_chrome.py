@@ -391,8 +391,16 @@ def _is_contents_line(block: etree._Element) -> bool:
 
 
 def _with_caption(lst: etree._Element) -> etree._Element:
-    """The list, or the container that holds only it and a short caption ("Contents")."""
+    """The list, or the container that holds only it and a short caption ("Contents").
+
+    A caption that is a heading is kept (a section of a heading and links is the page's "See
+    also"), unless every link of the list leads into this page: a heading over the page's own
+    contents only ("Table of Contents" atop Doxygen's pages) heads no text of its own, and
+    kept, it became the section that the page's opening text was read under."""
     inner = letters(_text(lst))
+    own_contents = all(
+        (a.get("href") or "").startswith("#") for a in lst.iter("a") if a.get("href") is not None
+    )
     node = lst
     parent = node.getparent()
     while parent is not None and parent.tag not in ("body", "html", "main"):
@@ -401,11 +409,24 @@ def _with_caption(lst: etree._Element) -> etree._Element:
             break
         if any(isinstance(c.tag, str) and c.tag in _LISTS and c is not node for c in parent):
             break
-        if _holds_heading(parent):
+        if _holds_heading(parent) and not (own_contents and _only_caption_heading(parent, node)):
             break
         node = parent
         parent = node.getparent()
     return node
+
+
+def _only_caption_heading(parent: etree._Element, node: etree._Element) -> bool:
+    """Whether ``parent`` holds ``node`` and one heading right before it, and nothing else
+    with text: the heading is the list's caption, not a title over more."""
+    kids = [c for c in parent if isinstance(c.tag, str) and _text(c).strip()]
+    return (
+        len(kids) == 2
+        and kids[1] is node
+        and kids[0].tag in _HEADING_TAGS
+        and not (parent.text or "").strip()
+        and not any((c.tail or "").strip() for c in kids)
+    )
 
 
 def has_class(el: etree._Element, names: frozenset[str]) -> bool:
