@@ -242,3 +242,39 @@ def test_items_under_a_label_line_are_never_quoted_as_the_nodes_statements() -> 
         "The secret key is used to sign and verify every value.",
         "The salt is combined with the secret key in every context.",
     ], own
+
+
+def test_a_sentence_leaning_on_quoted_code_goes_on_from_it() -> None:
+    """ "To use this slot, …" right after the code that creates the slot is quoted only right
+    after that code's unit; after code no unit quotes, it is quoted nowhere."""
+    text = (
+        "Replication slots keep the primary's WAL until the standby has it.\n\n"
+        "You can create a replication slot like this:\n\n```\n"
+        "SELECT * FROM pg_create_physical_replication_slot('node_a_slot');\n```\n\n"
+        "To configure the standby to use this slot, primary_slot_name should be set on the "
+        "standby.\n"
+    )
+    units = units_of([(0, text)])
+    slot = next(u for u in units if u.text.startswith("To configure the standby"))
+    code = units[slot.order - 1]
+    assert code.text.startswith("You can create a replication slot like this: `SELECT")
+    assert not slot.opens and slot.after  # quoted only going on from the code's unit
+    summary = " ".join(_summary("Configuration Example", text))
+    assert summary.index("You can create") < summary.index("To configure the standby")
+    # the code that "this slot" leans on is no unit (too many lines): neither is the sentence
+    listing = "\n".join(f"SELECT {n};" for n in range(12))
+    unled = text.replace("SELECT * FROM pg_create_physical_replication_slot('node_a_slot');",
+                         listing).replace("You can create a replication slot like this:",
+                                          "The slot is created below.")  # fmt: skip
+    assert not any("To configure the standby" in u for u in _units(unled))
+
+
+def test_one_of_two_named_in_the_sentence_is_no_reference_back() -> None:
+    text = (
+        "You can create a new buffer in your script.\n\n"
+        "Two callbacks can be called (they are optional): one for input data, the other is "
+        "called when the buffer is closed.\n\nSwitch to the other buffer to read it.\n"
+    )
+    units = _units(text)
+    assert any(u.startswith("Two callbacks can be called") for u in units), units
+    assert not any(u.startswith("Switch to the other buffer") for u in units)  # said before

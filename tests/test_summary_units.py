@@ -58,12 +58,18 @@ def test_a_statement_after_code_speaks_of_the_code() -> None:
         "    docker run -m 300M --memory-swap 1G ubuntu\n\n"
         "We set both memory and swap, so the container can use 300M of memory."
     )
-    units = _units(text)
-    # Worded as a rule, but what follows an example may be about the example: not quoted.
-    assert not any(u.startswith("For zones") for u in units), units
-    assert not any(u.startswith("We set") for u in units), units
+    # Worded as a rule, but what follows an example may be about the example: never quoted
+    # alone, only going on from the unit that quotes the example with its lead-in.
+    units = units_of([(0, text)])
+    zones = next(u for u in units if u.text.startswith("For zones"))
+    assert not zones.opens and zones.after
+    assert units[zones.order - 1].text.startswith("The logs should have lines like: `Fetching")
     correct = "The following is incorrect:\n\n    Version ::=INTEGER\n\nThe correct form is:\n\n"
-    assert not any("correct form" in u for u in _units(correct + "    Version ::= INTEGER"))
+    both = units_of([(0, correct + "    Version ::= INTEGER")])
+    assert [(u.text, u.opens, u.after) for u in both] == [
+        ("The following is incorrect: `Version ::=INTEGER`.", True, False),
+        ("The correct form is: `Version ::= INTEGER`.", False, True),  # only after the other
+    ]
 
 
 def test_a_call_in_code_is_no_entry_over_the_paragraph_below() -> None:
@@ -114,7 +120,11 @@ def test_fenced_code_is_one_block_of_code_blank_lines_and_all() -> None:
         ("code", "$ docker run -m 300M ubuntu\n\n$ docker run -m 1G ubuntu"),  # fences left out
         ("paragraph", "We set the memory, so the container can use 300M."),
     ]
-    assert not any(u.startswith("We set") for u in _units(text))  # it speaks of the example
+    # it speaks of the example: quoted only going on from the example's unit
+    assert [(u.text[:6], u.opens, u.after) for u in units_of([(0, text)])] == [
+        ("Limit ", True, False),
+        ("We set", False, True),
+    ]
 
 
 def test_a_lead_in_to_a_list_of_page_references_is_not_quoted() -> None:
@@ -167,7 +177,7 @@ def test_the_summaries_cache_key_changes_with_the_summarizers_code(
     from indexer.summarizers.extractive import ExtractiveSummarizer
 
     version = ExtractiveSummarizer().identity.prompt_version
-    assert version == f"extractive-v16+{fingerprint.code_fingerprint()}"
+    assert version == f"extractive-v17+{fingerprint.code_fingerprint()}"
     copy = tmp_path / "summarizers"
     shutil.copytree(Path(fingerprint.__file__).parent, copy)
     for name in ("words.py", "tokens.py"):

@@ -84,13 +84,13 @@ _DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|such)\s+(?!as\b|that\b)([a-z
 
 # "That" as a determiner or pronoun after a preposition ("from that revision", "at that point",
 # "before that") points back; "so that", "such that", "in that", "except that" are conjunctions
-# and "that of" stands for a noun of the same sentence. "The same …" without "as" and "the
-# other …" name something said before ("in the same directory", "the other branch").
+# and "that of" stands for a noun of the same sentence. "The same …" without "as" names
+# something said before ("in the same directory"); so does "the other …" (below).
 _ANAPHORIC = re.compile(
     r"\b(?:of|to|from|for|with|on|at|by|into|onto|under|after|before|about|over|through|"
     r"within|without|against|per|like|since|until|during|beyond|across|along|behind|upon|"
     r"throughout|toward|towards)\s+that\b(?!\s+(?:of|which|is|are|was|were)\b)|"
-    r"\bthe\s+same\b(?![^.;:]*\bas\b)|\bthe\s+other\b|"
+    r"\bthe\s+same\b(?![^.;:]*\bas\b)|"
     r"^(?:in|on|at|for|with|from|by)\s+(?:all\s+)?other\s+(?!words\b)|"
     # a connective set off by commas inside the sentence ("If, however, …", "…, though.")
     r",\s*(?:however|therefore|thus|hence|consequently|instead|nevertheless|nonetheless|"
@@ -98,6 +98,11 @@ _ANAPHORIC = re.compile(
     r"in addition|by contrast|in contrast|again|though|then|too)\s*[,.;]",
     re.IGNORECASE,
 )
+
+# "The other …" names the second of two said before, unless the sentence itself said "one" of
+# them first ("Two callbacks can be called: one for input data, the other when …").
+_THE_OTHER = re.compile(r"\bthe\s+other\b", re.IGNORECASE)
+_ONE = re.compile(r"\bone\b", re.IGNORECASE)
 
 # Nouns whose content the text before supplies ("The problem is …", "the answer is simple",
 # "the word might appear …"), unless the same phrase says what it is ("the problem of …").
@@ -320,6 +325,9 @@ def leans_back(sentence: str) -> bool:
     """Whether the sentence points back at something said before it."""
     s = strip_markup(sentence)
     if _BACK_ANYWHERE.search(s) or _ANAPHORIC.search(s) or _SHELL_NOUN.search(s):
+        return True
+    other = _THE_OTHER.search(s)
+    if other is not None and not _ONE.search(s[: other.start()]):
         return True
     if _BARE_DEMONSTRATIVE.search(s) or _ELLIPTIC_CONDITION.match(s) or _plural_pronoun_back(s):
         return True

@@ -12,6 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from indexer.summarizers.blocks import Block
+from indexer.summarizers.cues import complete
+from indexer.summarizers.drafts import Draft
+from indexer.summarizers.sentences import sentence_spans
+
 _SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}|\[[^\]]{1,40}\])\s*:\s+", re.M)
 _FILLERS = re.compile(
     r"\b(?:um+|uh+|erm+|hmm+|you know|I mean|sort of|kind of|like I said)\b,?\s*", re.I
@@ -105,3 +110,14 @@ def is_content(sentence: str) -> bool:
     words = [w for w in _CONTENT_WORD.findall(sentence) if w.lower() not in _STOP]
     needed = _MIN_CONTENT_WORDS - (2 if _FIGURE.search(sentence) else 0)
     return len(words) >= needed
+
+
+def dialogue_units(blocks: list[Block]) -> list[Draft]:
+    """A transcript's units: each turn's content statements, its speaker label dropped."""
+    out: list[Draft] = []
+    for block in blocks:
+        skip = speaker_end(block.text)
+        for piece in sentence_spans(block.text[skip:], block.start + skip):
+            if is_content(piece.text) and complete(piece.text):
+                out.append(Draft([piece], [], False))
+    return out

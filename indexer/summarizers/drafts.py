@@ -32,6 +32,7 @@ class Draft:
     more: int = 0  # items left out of a long list
     table: list[list[str]] | None = None  # header and rows, for a table's unit
     code: bool = False  # the items are one short piece of code the lead-in introduces
+    follows: bool = False  # its first sentence speaks of the code the draft before quotes
 
 
 def goes_on(carry: Draft | None, piece: Piece) -> bool:
@@ -46,6 +47,53 @@ def goes_on(carry: Draft | None, piece: Piece) -> bool:
         return False
     tokens = sum(count_tokens(p.text) for p in pieces) + count_tokens(piece.text)
     return tokens <= _MAX_CARRIED
+
+
+def quotable_part(draft: Draft) -> Draft | None:
+    """The draft up to its first sentence that is no statement (a sentence never depends on the
+    ones after it), or None when its first is none."""
+    if draft.table is not None:
+        return draft
+    bad = next((k for k, p in enumerate(draft.pieces) if not quotable(led(draft, k))), None)
+    if bad is None:
+        return draft
+    if bad == 0:
+        return None
+    return Draft(draft.pieces[:bad], [], draft.label, draft.term, follows=draft.follows)
+
+
+def led(draft: Draft, k: int) -> str:
+    """Piece ``k`` as the summary reads it: a lead-in that runs on into its list ("This can be
+    changed by" over "1. selecting …; 2. giving …") is a sentence its items complete."""
+    text = draft.pieces[k].text.rstrip()
+    runs_on = draft.items and not draft.code and k == len(draft.pieces) - 1
+    ended = TERMINAL.search(text) or text.endswith(":")
+    return f"{text}:" if runs_on and not ended else text
+
+
+def kept_drafts(out: list[Draft]) -> list[Draft]:
+    """The quotable part of each draft; a draft that goes on from code (``follows``) only
+    when the draft before it, which quotes that code, is kept whole."""
+    kept: list[Draft] = []
+    whole = False
+    for draft in out:
+        part = quotable_part(draft)
+        ok = part is not None and (not draft.follows or whole)
+        if ok and part is not None:
+            kept.append(part)
+        whole = ok and part is draft
+    return kept
+
+
+def speaks_on(out: list[Draft], code: Block, piece: Piece) -> bool:
+    """Whether a sentence right after ``code`` that leans on it ("To use this slot, set …")
+    may be quoted going on from the unit before, which quotes that code with its lead-in: the
+    summary then holds what it leans on, right before it."""
+    before = out[-1] if out else None
+    if before is None or not before.code or not before.items:
+        return False
+    inside = code.start <= before.items[0].start < code.start + len(code.text)
+    return inside and quotable(piece.text) and not points_forward(piece.text)
 
 
 def carried(carry: Draft) -> list[Piece]:

@@ -10,6 +10,8 @@ and each sentence with what it depends on:
   "the above") is taken with the sentence before it in its paragraph, or not at all;
 - a lead-in (a sentence ending in a colon, the last one before a list) is taken with all it
   introduces, or not at all; a list item with its lead-in, or alone when the list has none;
+- a sentence right after code goes on from the unit quoting that code with its lead-in, or is
+  not quoted at all;
 - code, tables, headings, navigation (title-case runs, pointers such as "See …", "described
   below"), labels and legal boilerplate are never units.
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexer.summarizers.blocks import TERMINAL, Block, blocks_of
+from indexer.summarizers.blocks import Block, blocks_of
 from indexer.summarizers.cues import (
     announced,
     complete,
@@ -33,14 +35,17 @@ from indexer.summarizers.cues import (
     quotable,
     refers_to,
 )
-from indexer.summarizers.dialogue import is_content, speaker_end
+from indexer.summarizers.dialogue import dialogue_units
 from indexer.summarizers.drafts import (
     Draft,
     carried,
     goes_on,
     is_caption,
+    kept_drafts,
+    quotable_part,
     render,
     short_code,
+    speaks_on,
     synopsis,
     table_draft,
 )
@@ -104,7 +109,7 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
     out: list[Unit] = []
     for n, (run_start, text) in enumerate(runs):
         blocks = blocks_of(text, run_start)
-        found = _dialogue_units(blocks) if dialogue else _units(blocks, opening=n == 0)
+        found = dialogue_units(blocks) if dialogue else _units(blocks, opening=n == 0)
         before = {} if dialogue else sentence_before(join_interrupted(blocks))
         for draft in found:
             rendered = render(draft).replace(CODE_MARK, "`")
@@ -120,8 +125,9 @@ def units_of(runs: list[tuple[int, str]], *, dialogue: bool = False) -> list[Uni
                         admonition=draft.label,
                         table=draft.table is not None,
                         term=" ".join(t.text for t in draft.term) or None,
-                        opens=ends is None,
-                        after=ends is not None and bool(out) and out[-1].spans[-1][1] == ends,
+                        opens=ends is None and not draft.follows,
+                        after=draft.follows
+                        or (ends is not None and bool(out) and out[-1].spans[-1][1] == ends),
                     )
                 )
     return out
@@ -162,29 +168,7 @@ def _units(blocks: list[Block], *, opening: bool = False) -> list[Draft]:
         i = 1
     while i < len(blocks):
         i = _step(blocks, i, out, reading)
-    return [kept for d in out if (kept := _quotable_part(d)) is not None]
-
-
-def _quotable_part(draft: Draft) -> Draft | None:
-    """The draft up to its first sentence that is no statement (a sentence never depends on the
-    ones after it), or None when its first is none."""
-    if draft.table is not None:
-        return draft
-    bad = next((k for k, p in enumerate(draft.pieces) if not quotable(_led(draft, k))), None)
-    if bad is None:
-        return draft
-    if bad == 0:
-        return None
-    return Draft(draft.pieces[:bad], [], draft.label, draft.term)
-
-
-def _led(draft: Draft, k: int) -> str:
-    """Piece ``k`` as the summary reads it: a lead-in that runs on into its list ("This can be
-    changed by" over "1. selecting …; 2. giving …") is a sentence its items complete."""
-    text = draft.pieces[k].text.rstrip()
-    runs_on = draft.items and not draft.code and k == len(draft.pieces) - 1
-    ended = TERMINAL.search(text) or text.endswith(":")
-    return f"{text}:" if runs_on and not ended else text
+    return kept_drafts(out)
 
 
 def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> int:
@@ -234,7 +218,7 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
         waits = (
             bool(reading.term)
             and _PARAMETER.match(blocks[first].text) is not None
-            and all(_quotable_part(d) is None for d in out[before:])
+            and all(quotable_part(d) is None for d in out[before:])
         )
         reading.owner = () if waits else reading.term
         reading.term = reading.term if waits else ()
@@ -289,6 +273,7 @@ def _paragraph(
     chain: list[Piece] = []
     pieces = statements_of(blocks[i].text, blocks[i].start)
     after_code = _speaks_of_code(blocks, i)
+    follows = False  # the chain goes on from the code the unit before quotes
     for j, piece in enumerate(pieces):
         text = piece.text
         heads_itself = j == 0 and (bool(term) or (opening and not after_code))
@@ -298,14 +283,16 @@ def _paragraph(
                 assert carry is not None
                 out.pop()
                 chain, labelled, term = carried(carry), carry.label, carry.term
-            if not chain:
+                follows = carry.follows
+            follows = follows or (j == 0 and after_code and speaks_on(out, blocks[i - 1], piece))
+            if not chain and not follows:
                 if j == len(pieces) - 1 and i + 1 < len(blocks):
                     # Nor is the list it introduces: its items would read as another list's.
                     i = list_end(blocks, i + 1) - 1
                 continue  # what it leans on is not quotable: neither is it
             chain.append(piece)
         else:
-            _emit(out, chain, labelled, term)
+            follows = _emit(out, chain, labelled, term, follows)
             chain = [piece]
         listed = i + 1 < len(blocks) and blocks[i + 1].kind == "item"
         if j == len(pieces) - 1 and (is_lead_in(text) or points_forward(text) or listed):
@@ -315,18 +302,19 @@ def _paragraph(
             # think about" alone as all there is to say).
             taken = _lead_in(blocks, i + 1, chain, labelled, term)
             if taken is not None:
+                taken[0].follows, follows = follows, False
                 out.append(taken[0])
                 i = taken[1]
             else:
                 # Its list is not quoted item by item either; what it leans on stands alone.
-                _emit(out, chain[:-1], labelled, term)
+                follows = _emit(out, chain[:-1], labelled, term, follows)
                 i = list_end(blocks, i + 1) - 1
             chain = []
         elif points_forward(text):
             chain.pop()  # it points at what follows, which a summary does not hold
-            _emit(out, chain, labelled, term)
+            follows = _emit(out, chain, labelled, term, follows)
             chain = []
-    _emit(out, chain, labelled, term)
+    _emit(out, chain, labelled, term, follows)
     return i, bool(chain) and quotable(chain[0].text)
 
 
@@ -341,9 +329,13 @@ def _speaks_of_code(blocks: list[Block], i: int) -> bool:
     return i > 0 and blocks[i - 1].kind == "code"
 
 
-def _emit(out: list[Draft], chain: list[Piece], labelled: bool, term: tuple[Piece, ...]) -> None:
+def _emit(
+    out: list[Draft], chain: list[Piece], labelled: bool, term: tuple[Piece, ...], follows: bool
+) -> bool:
+    """Add the chain as a draft; False, for the next chain, which follows no code."""
     if chain:
-        out.append(Draft(list(chain), [], labelled, term))
+        out.append(Draft(list(chain), [], labelled, term, follows=follows))
+    return False
 
 
 def _lead_in(
@@ -407,16 +399,6 @@ def _more_code(blocks: list[Block], i: int) -> bool:
 def _first_sentence(block: Block) -> Piece | None:
     pieces = sentence_spans(block.text, block.start)
     return pieces[0] if pieces and complete(pieces[0].text) else None
-
-
-def _dialogue_units(blocks: list[Block]) -> list[Draft]:
-    out: list[Draft] = []
-    for block in blocks:
-        skip = speaker_end(block.text)
-        for piece in sentence_spans(block.text[skip:], block.start + skip):
-            if is_content(piece.text) and complete(piece.text):
-                out.append(Draft([piece], [], False))
-    return out
 
 
 def listing(runs: list[tuple[int, str]]) -> Unit | None:
