@@ -24,7 +24,7 @@ from indexer.hashing import hash_bytes, hash_parts, hash_text
 from indexer.parsers.base import ParsedDocument
 from indexer.progress import ProgressEvent, ProgressFn
 from indexer.reports import DocumentReport
-from indexer.reuse import Reuse
+from indexer.reuse import Reuse, reader_fingerprint
 from indexer.reviews import corrections
 from indexer.settings import Settings
 from indexer.sourced import Pages, dumps_resolved, resolve
@@ -207,9 +207,9 @@ def read_file(settings: Settings, path: Path, *, source: str) -> bytes:
 def served_state(ctx: IngestContext, *, doc_id: str, revision: str) -> tuple[str, dict[str, Any]]:
     """What an ingest of ``revision`` would do, and the served build's stored report.
 
-    ``new`` (not served), ``changed`` (other revision, summarizer or embedder), ``retried`` (the
-    same, but the served build has nodes whose summary failed: only those are computed again),
-    or ``unchanged`` (nothing to do).
+    ``new`` (not served), ``changed`` (other revision, reader, summarizer or embedder),
+    ``retried`` (the same, but the served build has nodes whose summary failed: only those are
+    computed again), or ``unchanged`` (nothing to do).
     """
     current = ctx.catalog.document(doc_id)
     if current is None or current["current_build"] is None:
@@ -219,6 +219,7 @@ def served_state(ctx: IngestContext, *, doc_id: str, revision: str) -> tuple[str
         current["revision"] != revision
         or current["summarizer"] != ctx.summarizer.identity.label
         or current["embedder"] != ctx.embedder.name
+        or stored.get("reader") != reader_fingerprint()
         or stored.get("corrections", "") != corrections_fingerprint(ctx.catalog, doc_id)
     ):
         return "changed", stored
@@ -383,6 +384,8 @@ def _stored_report(
         "summary_failures": len(outcome.failures),
         # A new expert correction makes the next ingest rebuild the corrected node's ancestors.
         "corrections": corrections_fingerprint(ctx.catalog, doc_id),
+        # A new reader (an upgrade) parses the same bytes again: its passages may differ.
+        "reader": reader_fingerprint(),
     }
 
 

@@ -23,7 +23,9 @@ _HERE = Path(__file__).resolve().parent
 
 
 @lru_cache(maxsize=1)
-def _code_fingerprint() -> str:
+def reader_fingerprint() -> str:
+    """A hash of the code that turns a file's bytes into passages (the parsers, the manual
+    reader, the chunker): a new version reads a file again even where its bytes are the same."""
     files = sorted((_HERE / "parsers").rglob("*.py")) + [
         _HERE / name for name in ("manual.py", "chunking.py", "tokens.py")
     ]
@@ -47,7 +49,7 @@ class Reuse:
         self, name: str, data: bytes, context: str, parse: Callable[[], ParsedDocument]
     ) -> ParsedDocument:
         """The parse of a page (``context``: whatever else the parse depends on)."""
-        key = hash_parts([_code_fingerprint(), name, hash_bytes(data), context])
+        key = hash_parts([reader_fingerprint(), name, hash_bytes(data), context])
         found = self.cache.get("parsed", key)
         if found is not None:
             try:
@@ -64,12 +66,12 @@ class Reuse:
 
     def get_page(self, key: str) -> str | None:
         """A PDF page's text read before (:class:`indexer.parsers.pdf_page_keys.PageTextCache`)."""
-        found = self.cache.get("pdf_page", hash_parts([_code_fingerprint(), key]))
+        found = self.cache.get("pdf_page", hash_parts([reader_fingerprint(), key]))
         return None if found is None else found.decode("utf-8")
 
     def put_page(self, key: str, text: str) -> None:
         """Keep a PDF page's text for its content key."""
-        self.cache.put("pdf_page", hash_parts([_code_fingerprint(), key]), text.encode("utf-8"))
+        self.cache.put("pdf_page", hash_parts([reader_fingerprint(), key]), text.encode("utf-8"))
 
     def document(self, data: bytes, filename: str) -> ParsedDocument:
         """One file's parse: read back when these bytes were parsed before (an upload is parsed
@@ -86,7 +88,7 @@ class Reuse:
         """:func:`indexer.chunking.chunk_spans`, reused by the section body's content."""
         body = text[start:end]
         params = f"{chunk_tokens}/{overlap}/{max_chars}"
-        key = hash_parts([_code_fingerprint(), params, hash_text(body)])
+        key = hash_parts([reader_fingerprint(), params, hash_text(body)])
         found = self.cache.get("spans", key)
         if found is not None:
             return [Span(start + s, start + e) for s, e in json.loads(found)]

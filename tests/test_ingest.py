@@ -36,6 +36,23 @@ def test_reingest_unchanged_is_free(fast_index: Index, fixtures_copy: Path) -> N
     assert [d.nodes for d in second.documents] == [d.nodes for d in first.documents]
 
 
+def test_a_new_reader_reads_unchanged_bytes_again(
+    fast_index: Index, fixtures_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An upgrade whose parsers read the same file differently must not keep serving the old
+    # parse: the served build records which reader made it.
+    first = fast_index.ingest_paths([fixtures_copy])
+    assert first.ok, first.errors
+    monkeypatch.setattr("indexer.ingest.reader_fingerprint", lambda: "another reader")
+    second = fast_index.ingest_paths([fixtures_copy])
+    assert [d.status for d in second.documents] == ["changed"] * len(first.documents)
+    # Nothing the new reader leaves the same is computed again: summaries and vectors are kept
+    # by the hash of their text.
+    assert second.summarizer_calls == 0 and second.embedded == 0
+    third = fast_index.ingest_paths([fixtures_copy])
+    assert [d.status for d in third.documents] == ["unchanged"] * len(first.documents)
+
+
 def _ancestors(root: dict, target_id: str) -> list[dict]:
     path: list[dict] = []
 
