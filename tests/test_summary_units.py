@@ -177,7 +177,7 @@ def test_the_summaries_cache_key_changes_with_the_summarizers_code(
     from indexer.summarizers.extractive import ExtractiveSummarizer
 
     version = ExtractiveSummarizer().identity.prompt_version
-    assert version == f"extractive-v17+{fingerprint.code_fingerprint()}"
+    assert version == f"extractive-v20+{fingerprint.code_fingerprint()}"
     copy = tmp_path / "summarizers"
     shutil.copytree(Path(fingerprint.__file__).parent, copy)
     for name in ("words.py", "tokens.py"):

@@ -154,8 +154,10 @@ def line_kind(line: str) -> str:
         return "item"
     if is_heading_line(line):
         return "heading"
-    if line.count("|") >= 2 or line.lstrip().startswith("|") or " | " in line:
+    if is_table_row(line):
         return "table"
+    if _ALTERNATIVES.search(line) and len(_PROSE_WORD.findall(_outside(line))) < 4:
+        return "code"  # a synopsis: "set history {size <N>} {quiet|numbers}"
     if _is_code(line):
         return "code"
     stripped = line.strip()
@@ -163,6 +165,74 @@ def line_kind(line: str) -> str:
     if len(stripped) < 30 and not TERMINAL.search(stripped) and len(words) <= 2:
         return "code"  # a keyword line ("BEGIN", "END") or a fragment
     return "prose"
+
+
+# A bar inside brackets is a grammar's alternative ("{portrait | landscape}", "[rw|ro]"), and
+# TeX's \verb takes any character as its quote ("\verb|\pagestyle{x}|"): neither is a cell.
+_VERB = re.compile(r"\\verb\*?([^\w\s])[^\n]*?\1")
+_GROUP = re.compile(r"\{[^{}\n]*\}|\[[^\[\]\n]*\]|<[^<>\n]*>|`[^`\n]*`")
+_ALTERNATIVES = re.compile(r"[{\[][^{}\[\]\n|]*\|[^{}\[\]\n]*[}\]]")
+# A grammar's own label line ("Syntax:" over "set history {size <N>} …").
+_SYNTAX = re.compile(r"^\s*(?:syntax|synopsis|usage)\s*:", re.IGNORECASE)
+
+
+def is_grammar(block: Block) -> bool:
+    """Whether a block of code is a command's grammar ("Syntax: set history {size <N>}
+    {quiet|numbers}"): what the text under it describes, not an example it remarks on."""
+    return block.kind == "code" and bool(
+        _SYNTAX.match(block.text) or _ALTERNATIVES.search(block.text)
+    )
+
+
+def _outside(line: str) -> str:
+    """The line without what its brackets, backticks and ``\\verb`` quotes hold."""
+    outside = _VERB.sub("", line)
+    while (bare := _GROUP.sub("", outside)) != outside:
+        outside = bare
+    return outside
+
+
+def is_table_row(line: str) -> bool:
+    """Whether a line is a row of a table: cells parted by bars outside any bracket."""
+    outside = _outside(line)
+    return outside.count("|") >= 2 or outside.lstrip().startswith("|") or " | " in outside
+
+
+def table_goes_on(blocks: list[Block], i: int) -> bool:
+    """Whether the table ``blocks[i]`` may go on in the lines right under it: they follow it
+    without a blank line and do not end a sentence (rows a PDF's reader did not split into
+    cells, a cell wrapped onto a line of its own)."""
+    if i + 1 >= len(blocks):
+        return False
+    table, below = blocks[i], blocks[i + 1]
+    touching = below.start <= table.start + len(table.text) + 1
+    first = below.text.split("\n", 1)[0].rstrip()
+    return touching and below.kind in ("paragraph", "code") and not TERMINAL.search(first)
+
+
+def indent(text: str) -> int:
+    """How far a text's first line is indented."""
+    return len(text) - len(text.lstrip(" \t"))
+
+
+def cells(line: str) -> int:
+    """How many cells a table row holds."""
+    return len(line.strip().strip("|").split("|"))
+
+
+def header_of(line: str, row: str) -> bool:
+    """Whether ``line`` is the header of the table whose first row is ``row``: one title-case
+    word per column, without the bars (a PDF's header row set in another font, read as one
+    run)."""
+    words = line.split()
+    return (
+        "|" not in line
+        and len(words) >= 2
+        and len(words) == cells(row)
+        and not _is_code(line)
+        and title_like(line)
+        and all(WORD.fullmatch(w) for w in words)
+    )
 
 
 # Wrapped text: at least this many lines run on into the next one, and a line that ends a
@@ -255,6 +325,13 @@ def _line_kinds(lines: list[str]) -> list[str]:
         near = kinds[k - 1 : k] + kinds[k + 1 : k + 2]
         if _ELISION.match(line) and "code" in near:
             kinds[k] = "code"
+    for k in range(len(lines) - 1):
+        if (
+            kinds[k + 1] == "table"
+            and kinds[k] in ("code", "prose")
+            and header_of(lines[k], lines[k + 1])
+        ):
+            kinds[k] = "table"
     i = 0
     while i < len(lines):
         if _DECLARATION_OPEN.search(lines[i]):

@@ -30,7 +30,10 @@ _CONNECTIVES = (
     "as we have seen|as can be seen|as you saw|as we saw"
 )
 
-_BACK_START = re.compile(rf"^(?:{_CONNECTIVES})\b", re.IGNORECASE)
+# "Now" going on with a running example ("Now let us print the report two-sided.", "Now that
+# the server runs, …"), not "now" as in "at present".
+_NARRATIVE_NOW = r"now(?=\s*,|\s+(?:let|let's|let’s|we|you|that)\b)"
+_BACK_START = re.compile(rf"^(?:{_CONNECTIVES}|{_NARRATIVE_NOW})\b", re.IGNORECASE)
 # "Here are the rules …:" presents what follows; "Here, …" is the case just described.
 _PRESENTATIVE = re.compile(r"^here\s+(?:is|are)\b", re.IGNORECASE)
 
@@ -241,7 +244,10 @@ _FORWARD = re.compile(
     r"given|explained|discussed|illustrated)\s+(?:below|later|in the next)|see below|"
     r"(?:the|these|those)\s+(?:[\w-]+\s+){0,2}below|(?:give|gives|list|lists|listed|"
     r"describe|describes|show|shows|present|presents|summarize|summarizes|collect|collects)"
-    r"\s+here)\b|\bbelow\s*[.:]",
+    r"\s+here)\b|\bbelow\s*[.:]|"
+    # a question put in the reader's mouth, which the text goes on to answer
+    r"^(?:you|one)\s+(?:might|may|could|will)\s+(?:well\s+)?(?:ask|wonder)(?:\s+yourself)?"
+    r"\s+(?:how|why|what|whether|if|when|where|which|who)\b",
     re.IGNORECASE,
 )
 
@@ -271,7 +277,20 @@ _BOILERPLATE = re.compile(
 )
 
 
-_XREF = re.compile(r"\],?\s+(?:page|p\.)\s*\d+|\bsee\s+(?:page|p\.)\s*\d+", re.IGNORECASE)
+# A page reference: "[asn1 decode], page 22", "see page 4", and a contents or index line's
+# dot leader ("Added LPPL license clause . . . . 70"; spaced dots, not an ellipsis "...").
+_XREF = re.compile(
+    r"\],?\s+(?:page|p\.)\s*\d+|\bsee\s+(?:page|p\.)\s*\d+|(?:\.\s){2,}\.\s*\d+\b|(?:\.\s){3,}\.",
+    re.IGNORECASE,
+)
+# A contents or index line split at its leader: the entry ends in spaced dots ("Added LPPL
+# license clause. . ."), the next sentence opens with the page number alone on its line.
+_LEADER_END = re.compile(r"(?:\s\.){2,}\s*$")
+# A footnote as a PDF's text holds it: its mark run into its first word ("8Based upon an idea
+# by …"), set at the page's foot, away from the sentence it notes.
+_FOOTNOTE = re.compile(r"^\d{1,2}[A-Z][a-z]{2,}")
+_HORTATIVE = re.compile(r"^now\s*,?\s+let(?:'s|’s|\s+us)\b", re.IGNORECASE)
+_PAGE_FIRST = re.compile(r"^\s*\d{1,4}[ \t]*\n")
 _LETTERS = re.compile(r"[A-Za-z0-9]")
 _INTERNAL_MACRO = re.compile(r"\\[A-Za-z]*@")
 _CODE_SYMBOL = re.compile(r"[{}=<>$\\*&|^~]|::|->|\(\)|\[[A-Z][a-z]+\]")
@@ -395,8 +414,12 @@ def quotable(sentence: str) -> bool:
         return False
     if s.count("|") >= 2 or _POINTER.match(s) or _META.search(s) or _BOILERPLATE.search(s):
         return False
-    if cross_reference(s):
-        return False  # a cross-reference to a page ("[asn1 decode], page 22")
+    if cross_reference(s) or _LEADER_END.search(s) or _PAGE_FIRST.match(sentence):
+        return False  # a cross-reference to a page ("[asn1 decode], page 22"), a contents line
+    if _FOOTNOTE.match(s):
+        return False  # a footnote: it speaks of the place its mark stands, elsewhere
+    if _HORTATIVE.match(s):
+        return False  # the writer walking on through an example ("Now let us print …")
     if _code_run_in(s):
         return False
     words = WORD.findall(s)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from indexer.summarizers.blocks import TERMINAL, WORD, Block
+from indexer.summarizers.blocks import TERMINAL, WORD, Block, header_of, indent
 from indexer.summarizers.cues import is_pointer, points_forward, quotable
 from indexer.summarizers.framing import MORE_ITEMS, MORE_LINES, MORE_ROWS
 from indexer.summarizers.sentences import Piece, strip_markup
@@ -125,6 +125,11 @@ def synopsis(block: Block) -> Piece | None:
     PID namespace …``): the synopsis of what the node is about, quoted whole."""
     if block.kind != "code" or not _OPTION.search(block.text):
         return None
+    first, _, rest = block.text.partition("\n")
+    ends = TERMINAL.search(first.rstrip()) is not None
+    if ends and rest.strip() and _OPTION.search(first) and indent(rest) > indent(first):
+        # The option's line over its own description, indented under it: the line names it.
+        block = Block("code", block.start, first)
     found = short_code(block, limit=2 * _SHORT_CODE)
     return found[0] if found is not None and found[1] == 0 else None
 
@@ -148,14 +153,24 @@ def short_code(block: Block, limit: int = _SHORT_CODE) -> tuple[Piece, int] | No
 
 
 def table_draft(
-    block: Block, caption: Piece | None, labelled: bool, lead: list[Piece] | None = None
+    block: Block,
+    caption: Piece | None,
+    labelled: bool,
+    lead: list[Piece] | None = None,
+    *,
+    goes_on: bool = False,
 ) -> Draft | None:
-    """A small table as one unit: its caption or lead-in, its header and the rows that fit."""
+    """A small table as one unit: its caption or lead-in, its header and the rows that fit;
+    counted as going on past its last row when ``goes_on`` (lines right under it that may be
+    rows whose cells were not told apart)."""
+    lines = block.text.split("\n")
     rows = [
         [c.strip() for c in line.strip().strip("|").split("|")]
-        for line in block.text.split("\n")
+        for line in lines
         if "|" in line and not re.fullmatch(r"[\s|:-]+", line)
     ]
+    if len(lines) > 1 and header_of(lines[0], lines[1]):
+        rows.insert(0, lines[0].split())
     if len(rows) < 2 or len(rows[0]) < 2:
         return None
     # A row with a "|" of its own in a cell cannot be told apart: it is left out.
@@ -177,7 +192,8 @@ def table_draft(
         return None
     end = block.start + len(block.text.rstrip())
     span = Piece(block.text, block.start, end)
-    return Draft(pieces, [span], labelled, more=len(body) - len(kept), table=[header, *kept])
+    more = len(body) - len(kept) or int(goes_on)
+    return Draft(pieces, [span], labelled, more=more, table=[header, *kept])
 
 
 def render(draft: Draft) -> str:

@@ -47,7 +47,7 @@ from indexer.words import content
 # v4: a sentence leaning back goes on from the paragraph before. The version also carries a
 # fingerprint of the summarizer's own code, so a changed rule never reuses a summary (and its
 # spans) written by the old one.
-PROMPT_VERSION = f"extractive-v17+{code_fingerprint()}"
+PROMPT_VERSION = f"extractive-v20+{code_fingerprint()}"
 _MMR_LAMBDA = 0.7
 _OUTLINE_FACTOR = 2  # a node with parts gets twice the budget of a leaf section
 # A node with parts whose own passages are at least this share of its passages is summarized

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from indexer.summarizers.blocks import LIST_ITEM, TERMINAL, WORD, Block
+from indexer.summarizers.blocks import LIST_ITEM, TERMINAL, WORD, Block, indent
 from indexer.summarizers.cues import is_lead_in, points_forward
 from indexer.summarizers.drafts import MAX_UNIT_TOKENS
 from indexer.summarizers.sentences import Piece, sentence_spans
@@ -24,10 +24,10 @@ def list_after(blocks: list[Block], i: int) -> tuple[list[Piece], int]:
     own sub-list is part of that item, which its quote leaves out: only the items at the
     first one's depth are the list's."""
     items: list[Piece] = []
-    depth = _indent(blocks[i].text) if i < len(blocks) else 0
+    depth = indent(blocks[i].text) if i < len(blocks) else 0
     while i < len(blocks) and blocks[i].kind == "item":
         body = blocks[i].text
-        if _indent(body) <= depth:
+        if indent(body) <= depth:
             mark = LIST_ITEM.match(body)
             lead = mark.end() if mark else 0
             stripped = _without_lead_in(body[lead:].rstrip())
@@ -90,12 +90,8 @@ def interrupted(blocks: list[Block], after: int) -> bool:
 def items_in(blocks: list[Block], i: int, end: int) -> int:
     """How many items of the list starting at ``blocks[i]`` lie before ``end``: those at its
     first item's depth (an item's own sub-list is part of that item)."""
-    depth = _indent(blocks[i].text)
-    return sum(1 for b in blocks[i:end] if b.kind == "item" and _indent(b.text) <= depth)
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip(" \t"))
+    depth = indent(blocks[i].text)
+    return sum(1 for b in blocks[i:end] if b.kind == "item" and indent(b.text) <= depth)
 
 
 def _inside_item(blocks: list[Block], k: int) -> bool:

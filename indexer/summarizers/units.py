@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexer.summarizers.blocks import Block, blocks_of
+from indexer.summarizers.blocks import Block, blocks_of, is_grammar, table_goes_on
 from indexer.summarizers.cues import (
     announced,
     complete,
@@ -191,7 +191,9 @@ def _step(blocks: list[Block], i: int, out: list[Draft], reading: _Reading) -> i
     elif block.kind == "paragraph" and reading.owner and not _names_owner(block):
         pass  # a further paragraph of an entry: whose it is the text no longer says
     elif block.kind == "table":
-        draft = table_draft(block, reading.caption, reading.labelled)
+        draft = table_draft(
+            block, reading.caption, reading.labelled, goes_on=table_goes_on(blocks, i)
+        )
         if draft is not None:
             out.append(draft)
         reading.end_entry()
@@ -325,8 +327,9 @@ def _names_owner(block: Block) -> bool:
 
 def _speaks_of_code(blocks: list[Block], i: int) -> bool:
     """Text right after code speaks of that code ("We set both memory and swap, so …", "The
-    correct form is: …" after the incorrect one), whether or not it repeats a word of it."""
-    return i > 0 and blocks[i - 1].kind == "code"
+    correct form is: …" after the incorrect one), whether or not it repeats a word of it; text
+    after a command's grammar describes the command."""
+    return i > 0 and blocks[i - 1].kind == "code" and not is_grammar(blocks[i - 1])
 
 
 def _emit(
@@ -346,7 +349,9 @@ def _lead_in(
     if i + 1 < len(blocks) and blocks[i + 1].kind == "table" and is_caption(blocks[i]):
         i += 1  # the table's caption sits between the lead-in and the table
     if i < len(blocks) and blocks[i].kind == "table":
-        draft = table_draft(blocks[i], None, labelled, lead=list(chain))
+        draft = table_draft(
+            blocks[i], None, labelled, lead=list(chain), goes_on=table_goes_on(blocks, i)
+        )
         return (draft, i) if draft is not None else None
     if i < len(blocks) and blocks[i].kind == "code":
         if not is_lead_in(chain[-1].text):
@@ -409,7 +414,9 @@ def listing(runs: list[tuple[int, str]]) -> Unit | None:
         for i, block in enumerate(blocks):
             if block.kind == "table":
                 header = Piece("", block.start, block.start)
-                draft = table_draft(block, None, False, lead=[header])
+                draft = table_draft(
+                    block, None, False, lead=[header], goes_on=table_goes_on(blocks, i)
+                )
             elif block.kind == "item":
                 items, _ = list_after(blocks, i)
                 kept, more = fit_items([], items)
