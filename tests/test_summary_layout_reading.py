@@ -13,6 +13,10 @@ from indexer.summarizers.sentences import sentence_spans
 from indexer.summarizers.units import units_of
 
 
+def units_of_text(text: str) -> list[str]:
+    return [u.text for u in units_of([(0, text)])]
+
+
 def _summary(title: str, text: str) -> list[str]:
     request = SummaryRequest("k", "section", title, [title], [text], passage_starts=[0])
     return [s.text for s in ExtractiveSummarizer().summarize_one(request).sentences]
@@ -47,7 +51,7 @@ def test_text_after_an_example_still_waits_for_the_example() -> None:
         "```\nhistory 5\n```\n\n"
         "This shows the last five entries.\n"
     )
-    units = [u.text for u in units_of([(0, text)])]
+    units = units_of_text(text)
     assert not any(u.startswith("This shows") for u in units), units
 
 
@@ -62,7 +66,7 @@ def test_a_header_row_set_without_bars_heads_its_table() -> None:
     )
     kinds = [b.kind for b in blocks_of(text, 0)]
     assert kinds == ["paragraph", "table"], kinds
-    units = [u.text for u in units_of([(0, text)])]
+    units = units_of_text(text)
     led = [u for u in units if "The following options" in u]
     assert (
         led and "The following options are supported (Option, Meaning): nocheck, do not" in (led[0])
@@ -93,7 +97,7 @@ def test_a_table_with_lines_under_it_that_may_be_rows_says_it_goes_on() -> None:
         "twoside | use two-sided headers and footers\n"
         "headings redefine the headings page style\n"
     )
-    units = [u.text for u in units_of([(0, text)])]
+    units = units_of_text(text)
     assert units == [
         "The following options are supported (Option, Meaning): nocheck, do not check the"
         " heights of the header and footer; twoside, use two-sided headers and footers;"
@@ -115,10 +119,6 @@ def test_an_options_line_over_its_indented_description_is_the_synopsis() -> None
     assert (
         summary[0] == "`-v, --volume=[host-src:]container-dest[:<options>]: Bind mount a volume.`."
     ), summary
-
-
-def units_of_text(text: str) -> list[str]:
-    return [u.text for u in units_of([(0, text)])]
 
 
 def test_a_footnote_run_into_its_mark_is_no_statement() -> None:
